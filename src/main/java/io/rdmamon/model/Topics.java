@@ -1,0 +1,19 @@
+package io.rdmamon.model;
+
+/** Kafka topic names: the public contracts between rdmamon's roles (schemas in README.md). */
+public final class Topics {
+    /** One {@link PortSample} per RDMA port per interval; key {@code node/device/port}. */
+    public static final String PORT_SAMPLES = "rdma.port-samples";
+    /** One {@link HostIfaceSample} per host network interface per interval; key {@code node/iface}. */
+    public static final String HOST_SAMPLES = "rdma.host-samples";
+    /** Job metadata, compacted; key = job uid. */
+    public static final String JOBS = "rdma.jobs";
+    public static final String JOB_BANDWIDTH = "rdma.job-bandwidth";
+    public static final String LINK_HEALTH = "rdma.link-health";
+    public static final String ALERTS = "rdma.alerts";
+    /** Records that could not be processed, with the reason in the headers. */
+    public static final String DEAD_LETTER = "rdma.dead-letter";
+
+    private Topics() {
+    }
+}
