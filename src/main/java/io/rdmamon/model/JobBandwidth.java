@@ -1,0 +1,42 @@
+package io.rdmamon.model;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+import java.util.List;
+
+/**
+ * A job's RDMA bandwidth over one event-time window: topic {@link Topics#JOB_BANDWIDTH}, key = job uid.
+ * Bytes per second are averaged over the window. {@code estimated} is true when any of the job's devices was shared
+ * with another running job in the window: its bytes were split by the documented rule, not measured.
+ */
+@JsonPropertyOrder({"v", "uid", "job", "namespace", "windowStart", "windowEnd", "txBytesPerSec", "rxBytesPerSec",
+        "ranksReporting", "ranksExpected", "rankMinBytesPerSec", "rankMedianBytesPerSec", "rankMaxBytesPerSec",
+        "estimated", "ranks"})
+public record JobBandwidth(
+        int v,
+        String uid,
+        String job,
+        String namespace,
+        long windowStart,
+        long windowEnd,
+        double txBytesPerSec,
+        double rxBytesPerSec,
+        int ranksReporting,
+        int ranksExpected,
+        Double rankMinBytesPerSec,
+        Double rankMedianBytesPerSec,
+        Double rankMaxBytesPerSec,
+        boolean estimated,
+        List<RankBandwidth> ranks) {
+
+    public static final int VERSION = 1;
+
+    public JobBandwidth {
+        ranks = ranks == null ? List.of() : ranks;
+    }
+
+    /** One rank's traffic in the window (tx + rx over all its devices) and its share of the job's total. */
+    public record RankBandwidth(int rank, String node, double txBytesPerSec, double rxBytesPerSec, double share,
+                                boolean estimated) {
+    }
+}

@@ -1,0 +1,43 @@
+package io.rdmamon.model;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Job metadata: topic {@link Topics#JOBS} (compacted), key = {@link #uid()}, record timestamp = {@link #updatedAt()}.
+ * Which training job runs which rank in which pod on which node, using which RDMA devices.
+ */
+@JsonPropertyOrder({"v", "uid", "job", "namespace", "state", "updatedAt", "startedAt", "worldSize", "ranks", "labels"})
+public record JobRecord(
+        int v,
+        String uid,
+        String job,
+        String namespace,
+        String state,
+        long updatedAt,
+        Long startedAt,
+        Integer worldSize,
+        List<Rank> ranks,
+        Map<String, String> labels) {
+
+    public static final int VERSION = 1;
+    public static final String PENDING = "Pending";
+    public static final String RUNNING = "Running";
+    public static final String SUCCEEDED = "Succeeded";
+    public static final String FAILED = "Failed";
+    public static final String DELETED = "Deleted";
+
+    public JobRecord {
+        ranks = ranks == null ? List.of() : ranks;
+        labels = labels == null ? Map.of() : labels;
+    }
+
+    /** One rank of the job: its pod, its node and the RDMA devices (physical names, e.g. erdma_0) it uses. */
+    public record Rank(int rank, String pod, String node, List<String> devices) {
+        public Rank {
+            devices = devices == null ? List.of() : devices;
+        }
+    }
+}
