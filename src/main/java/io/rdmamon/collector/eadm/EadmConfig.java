@@ -78,6 +78,12 @@ public final class EadmConfig extends AbstractConfig {
             + "with bursty all-reduce traffic single samples disagree by far more than 10% on a healthy device. "
             + "1 compares single samples.";
 
+    private static final ConfigDef.Validator NON_BLANK = ConfigDef.LambdaValidator.with((name, value) -> {
+        if (value == null || value.toString().isBlank()) {
+            throw new ConfigException(name, value, "must name the eadm executable and its arguments");
+        }
+    }, () -> "a non-blank command line");
+
     public static final ConfigDef CONFIG_DEF = define(new ConfigDef());
 
     public EadmConfig(java.util.Map<?, ?> originals) {
@@ -92,8 +98,7 @@ public final class EadmConfig extends AbstractConfig {
     public static ConfigDef define(ConfigDef def) {
         return def
                 .define(ENABLED_CONFIG, Type.BOOLEAN, DEFAULT_ENABLED, Importance.MEDIUM, ENABLED_DOC)
-                .define(COMMAND_CONFIG, Type.STRING, DEFAULT_COMMAND, new ConfigDef.NonEmptyStringWithoutControlChars(),
-                        Importance.MEDIUM, COMMAND_DOC)
+                .define(COMMAND_CONFIG, Type.STRING, DEFAULT_COMMAND, NON_BLANK, Importance.MEDIUM, COMMAND_DOC)
                 .define(DEVICES_CONFIG, Type.LIST, DEFAULT_DEVICES, Importance.LOW, DEVICES_DOC)
                 .define(SILENCE_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_SILENCE_TIMEOUT_MS, ConfigDef.Range.atLeast(10),
                         Importance.LOW, SILENCE_TIMEOUT_MS_DOC)

@@ -68,7 +68,10 @@ public final class EadmCrossCheck {
         if (sysfs == null || !Double.isFinite(sysfs)) {
             return;
         }
-        Window w = windows.computeIfAbsent(device + "/" + direction, k -> new Window(window));
+        Window w = windows.computeIfAbsent(device + "/" + direction, k -> new Window(window,
+                Counter.builder(MISMATCHES_METRIC).tag("device", device).tag("direction", direction)
+                        .description("checks where the sysfs and eadm byte rates disagreed beyond the tolerance")
+                        .register(registry)));
         w.add(sysfs, eadm);
         if (!w.full()) {
             return;
@@ -84,9 +87,7 @@ public final class EadmCrossCheck {
             return;
         }
         out.add(new Mismatch(device, direction, sysfsMean, eadmMean, difference));
-        Counter.builder(MISMATCHES_METRIC).tag("device", device).tag("direction", direction)
-                .description("checks where the sysfs and eadm byte rates disagreed beyond the tolerance")
-                .register(registry).increment();
+        w.mismatches.increment();
         long suppressed = mismatchLog.admit(device + "/" + direction);
         if (suppressed != LogLimiter.SUPPRESS) {
             log.warn("eadm cross-check {} {}: sysfs {} MiB/s, eadm {} MiB/s ({}% apart, tolerance {}%, "
@@ -96,13 +97,15 @@ public final class EadmCrossCheck {
         }
     }
 
-    /** The last {@code size} (sysfs, eadm) pairs of one device and direction. */
+    /** The last {@code size} (sysfs, eadm) pairs of one device and direction, and its mismatch counter. */
     private static final class Window {
         private final int size;
+        private final Counter mismatches;
         private final ArrayDeque<double[]> pairs = new ArrayDeque<>();
 
-        Window(int size) {
+        Window(int size, Counter mismatches) {
             this.size = size;
+            this.mismatches = mismatches;
         }
 
         void add(double sysfs, double eadm) {

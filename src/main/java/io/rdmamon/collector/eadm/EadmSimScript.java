@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.regex.Pattern;
 
 /**
  * The simulated eadm of the demo ({@code sim/eadm-sim.sh} on the classpath): it prints {@code eadm stat -l} lines
@@ -16,6 +17,8 @@ public final class EadmSimScript {
     public static final String RESOURCE = "/sim/eadm-sim.sh";
     /** The script's environment variable naming the simulated sysfs root. */
     public static final String SYSFS_ENV = "EADM_SIM_SYSFS";
+
+    private static final Pattern WHITESPACE = Pattern.compile("\\s");
 
     private EadmSimScript() {
     }
@@ -42,12 +45,13 @@ public final class EadmSimScript {
      * neither path may contain any.
      */
     public static String command(Path script, Path sysfsRoot) {
-        String command = "env " + SYSFS_ENV + "=" + sysfsRoot.toAbsolutePath() + " " + script.toAbsolutePath()
-                + " stat -d " + EadmConfig.DEVICE_PLACEHOLDER + " -l";
-        if (script.toAbsolutePath().toString().matches(".*\\s.*") || sysfsRoot.toAbsolutePath().toString().matches(".*\\s.*")) {
-            throw new IllegalArgumentException("paths with whitespace cannot go into " + EadmConfig.COMMAND_CONFIG
-                    + ": " + command);
+        String scriptPath = script.toAbsolutePath().toString();
+        String rootPath = sysfsRoot.toAbsolutePath().toString();
+        if (WHITESPACE.matcher(scriptPath).find() || WHITESPACE.matcher(rootPath).find()) {
+            throw new IllegalArgumentException(EadmConfig.COMMAND_CONFIG + " is split on whitespace: cannot run "
+                    + scriptPath + " on " + rootPath);
         }
-        return command;
+        return "env " + SYSFS_ENV + "=" + rootPath + " " + scriptPath + " stat -d " + EadmConfig.DEVICE_PLACEHOLDER
+                + " -l";
     }
 }
