@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,6 +51,7 @@ public final class SysfsTreeWriter {
     private final Map<String, Path> interfaces = new HashMap<>();
     /** Each counter file's true count: bytes for the 4-octet-word files {@code port_*_data}. */
     private final Map<Path, Long> counts = new HashMap<>();
+    private final Set<Path> createdDirs = new HashSet<>();
     private long tempFiles;
     private int nextPciSlot = 1;
 
@@ -116,6 +118,7 @@ public final class SysfsTreeWriter {
             throw new UncheckedIOException(e);
         }
         counts.keySet().removeIf(file -> file.startsWith(device.dir));
+        createdDirs.removeIf(dir -> dir.startsWith(device.dir));
     }
 
     /** Adds traffic to a port in bytes and packets, into the files its driver would count it in. */
@@ -270,7 +273,9 @@ public final class SysfsTreeWriter {
     /** Writes aside, then renames over the target: readers never see a partial value. */
     void write(Path target, String content) {
         try {
-            createDirectories(target.getParent());
+            if (createdDirs.add(target.getParent())) {
+                createDirectories(target.getParent());
+            }
             Path temp = scratch.resolve("w" + tempFiles++);
             Files.writeString(temp, content);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

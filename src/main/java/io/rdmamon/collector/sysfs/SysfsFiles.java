@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -48,9 +47,6 @@ public final class SysfsFiles {
         return names;
     }
 
-    public static boolean isDirectory(Path dir) {
-        return Files.isDirectory(dir);
-    }
 
     /** The trimmed content of a text attribute, or {@code null} when absent, empty or unreadable. */
     public String readText(String device, Path file) {

@@ -9,26 +9,10 @@ import java.util.List;
  * taken from the first source present in both readings, so a source that comes and goes never mixes with another.
  */
 public enum TrafficCounter {
-    TX_BYTES(List.of(
-            new Source(CounterFolder.COUNTERS_EXT, "port_xmit_data_64", 4),
-            new Source(CounterFolder.HW_COUNTERS, "tx_bytes_cnt", 1),
-            new Source(CounterFolder.HW_COUNTERS, "hw_tx_bytes_cnt", 1),
-            new Source(CounterFolder.COUNTERS, "port_xmit_data", 4))),
-    RX_BYTES(List.of(
-            new Source(CounterFolder.COUNTERS_EXT, "port_rcv_data_64", 4),
-            new Source(CounterFolder.HW_COUNTERS, "rx_bytes_cnt", 1),
-            new Source(CounterFolder.HW_COUNTERS, "hw_rx_bytes_cnt", 1),
-            new Source(CounterFolder.COUNTERS, "port_rcv_data", 4))),
-    TX_PACKETS(List.of(
-            new Source(CounterFolder.COUNTERS_EXT, "port_xmit_packets_64", 1),
-            new Source(CounterFolder.HW_COUNTERS, "tx_packets_cnt", 1),
-            new Source(CounterFolder.HW_COUNTERS, "hw_tx_packets_cnt", 1),
-            new Source(CounterFolder.COUNTERS, "port_xmit_packets", 1))),
-    RX_PACKETS(List.of(
-            new Source(CounterFolder.COUNTERS_EXT, "port_rcv_packets_64", 1),
-            new Source(CounterFolder.HW_COUNTERS, "rx_packets_cnt", 1),
-            new Source(CounterFolder.HW_COUNTERS, "hw_rx_packets_cnt", 1),
-            new Source(CounterFolder.COUNTERS, "port_rcv_packets", 1)));
+    TX_BYTES("port_xmit_data", "tx_bytes_cnt", 4),
+    RX_BYTES("port_rcv_data", "rx_bytes_cnt", 4),
+    TX_PACKETS("port_xmit_packets", "tx_packets_cnt", 1),
+    RX_PACKETS("port_rcv_packets", "rx_packets_cnt", 1);
 
     /** One counter file and its unit: bytes (or packets) per count. */
     public record Source(CounterFolder folder, String name, long unit) {
@@ -36,8 +20,17 @@ public enum TrafficCounter {
 
     private final List<Source> sources;
 
-    TrafficCounter(List<Source> sources) {
-        this.sources = sources;
+    /**
+     * @param classic     the {@code counters/} name; {@code counters_ext/} appends {@code _64}
+     * @param erdma       the upstream eRDMA hw_counter; the out-of-tree driver prefixes {@code hw_}
+     * @param classicUnit bytes per count of the classic and extended counters (4 for data, 1 for packets)
+     */
+    TrafficCounter(String classic, String erdma, long classicUnit) {
+        this.sources = List.of(
+                new Source(CounterFolder.COUNTERS_EXT, classic + "_64", classicUnit),
+                new Source(CounterFolder.HW_COUNTERS, erdma, 1),
+                new Source(CounterFolder.HW_COUNTERS, "hw_" + erdma, 1),
+                new Source(CounterFolder.COUNTERS, classic, classicUnit));
     }
 
     public List<Source> sources() {
