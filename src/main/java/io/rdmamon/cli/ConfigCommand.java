@@ -1,5 +1,6 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.alerts.AlertsConfig;
 import io.rdmamon.collector.CollectorConfig;
 import io.rdmamon.config.PropertiesDoc;
 import org.apache.kafka.common.config.ConfigDef;
@@ -21,6 +22,9 @@ public final class ConfigCommand implements Runnable {
         roles.put("collector", new Role("rdmamon collector: default configuration", CollectorConfig.CONFIG,
                 "Kafka producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, kafka.ssl.truststore.location, ...)."));
+        roles.put("alerts", new Role("rdmamon alerts: default configuration", AlertsConfig.CONFIG,
+                "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
+                        + "kafka.security.protocol, kafka.sasl.jaas.config, ...)."));
         return roles;
     }
 
