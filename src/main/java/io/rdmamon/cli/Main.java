@@ -1,5 +1,8 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.alerts.AlertsCommand;
+import io.rdmamon.bench.BenchCommand;
+import io.rdmamon.collector.CollectorCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -7,8 +10,13 @@ import picocli.CommandLine.Command;
 /** {@code rdmamon}: one binary, several roles; each subcommand is a small class over the shared packages. */
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.",
-        subcommands = {CommandLine.HelpCommand.class, io.rdmamon.collector.CollectorCommand.class, ConfigCommand.class,
-                io.rdmamon.bench.BenchCommand.class})
+        subcommands = {
+                CommandLine.HelpCommand.class,
+                CollectorCommand.class,
+                AlertsCommand.class,
+                BenchCommand.class,
+                ConfigCommand.class,
+        })
 public final class Main {
 
     public static void main(String[] args) {
