@@ -144,15 +144,20 @@ class SysfsTreeWriterTest {
         });
         long passes = 0;
         long nanos = 0;
-        while (!traffic.isDone() || passes < 2) {
-            nanos += SECOND;
-            SysfsPass pass = source.sample(passes, nanos);
-            if (passes++ > 0) {
-                for (PortSample sample : pass.samples()) {
-                    assertThat(sample.txBytesPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
-                    assertThat(sample.rxPacketsPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
+        try {
+            while (!traffic.isDone() || passes < 2) {
+                nanos += SECOND;
+                SysfsPass pass = source.sample(passes, nanos);
+                if (passes++ > 0) {
+                    for (PortSample sample : pass.samples()) {
+                        assertThat(sample.txBytesPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
+                        assertThat(sample.rxPacketsPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
+                    }
                 }
             }
+        } finally {
+            // a failed assertion must not leave the writer running into the temporary folder's clean-up
+            traffic.exceptionally(e -> null).join();
         }
         traffic.join();
 
