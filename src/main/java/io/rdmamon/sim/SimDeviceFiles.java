@@ -15,34 +15,34 @@ final class SimDeviceFiles {
      * Device identity. eRDMA devices get neither {@code board_id} nor {@code hca_type}, as with the real driver: the
      * reader must cope (the gap that hid all InfiniBand metrics in node_exporter 1.5).
      */
-    static void writeIdentity(SysfsTreeWriter writer, Path dir, DeviceKind kind, int slot) {
+    static void writeIdentity(SimFiles files, Path dir, DeviceKind kind, int slot) {
         String guid = String.format("b8ce:f603:00%02x:%04x", slot, 0x1a2b + slot);
-        writer.write(dir.resolve("node_guid"), guid + "\n");
-        writer.write(dir.resolve("sys_image_guid"), guid + "\n");
-        writer.write(dir.resolve("node_type"), "1: CA\n");
-        writer.write(dir.resolve("hw_rev"), "0x0\n");
+        files.write(dir.resolve("node_guid"), guid + "\n");
+        files.write(dir.resolve("sys_image_guid"), guid + "\n");
+        files.write(dir.resolve("node_type"), "1: CA\n");
+        files.write(dir.resolve("hw_rev"), "0x0\n");
         if (kind == DeviceKind.MLX5) {
-            writer.write(dir.resolve("fw_ver"), "28.39.1002\n");
-            writer.write(dir.resolve("board_id"), "MT_0000000838\n");
-            writer.write(dir.resolve("hca_type"), "MT4129\n");
+            files.write(dir.resolve("fw_ver"), "28.39.1002\n");
+            files.write(dir.resolve("board_id"), "MT_0000000838\n");
+            files.write(dir.resolve("hca_type"), "MT4129\n");
         } else {
-            writer.write(dir.resolve("fw_ver"), "0.2.38\n");
+            files.write(dir.resolve("fw_ver"), "0.2.38\n");
         }
     }
 
-    static void writePortAttributes(SysfsTreeWriter writer, Path dir, DeviceKind kind, String linkLayer, int slot,
+    static void writePortAttributes(SimFiles files, Path dir, DeviceKind kind, String linkLayer, int slot,
                                     int port) {
         boolean infiniband = SysfsTreeWriter.INFINIBAND.equals(linkLayer);
-        writer.write(dir.resolve("state"), "4: ACTIVE\n");
-        writer.write(dir.resolve("phys_state"), "5: LinkUp\n");
-        writer.write(dir.resolve("rate"), defaultRate(kind, infiniband) + "\n");
-        writer.write(dir.resolve("link_layer"), linkLayer + "\n");
-        writer.write(dir.resolve("lid"), infiniband ? String.format("0x%x\n", slot * 16 + port) : "0x0\n");
-        writer.write(dir.resolve("sm_lid"), infiniband ? "0x1\n" : "0x0\n");
-        writer.write(dir.resolve("sm_sl"), "0\n");
-        writer.write(dir.resolve("lid_mask_count"), "0\n");
-        writer.write(dir.resolve("cap_mask"), infiniband ? "0xa751e848\n" : "0x00010000\n");
-        writer.write(dir.resolve("hw_counters").resolve("lifespan"), "10\n");
+        files.write(dir.resolve("state"), "4: ACTIVE\n");
+        files.write(dir.resolve("phys_state"), "5: LinkUp\n");
+        files.write(dir.resolve("rate"), defaultRate(kind, infiniband) + "\n");
+        files.write(dir.resolve("link_layer"), linkLayer + "\n");
+        files.write(dir.resolve("lid"), infiniband ? String.format("0x%x\n", slot * 16 + port) : "0x0\n");
+        files.write(dir.resolve("sm_lid"), infiniband ? "0x1\n" : "0x0\n");
+        files.write(dir.resolve("sm_sl"), "0\n");
+        files.write(dir.resolve("lid_mask_count"), "0\n");
+        files.write(dir.resolve("cap_mask"), infiniband ? "0xa751e848\n" : "0x00010000\n");
+        files.write(dir.resolve("hw_counters").resolve("lifespan"), "10\n");
     }
 
     /** Every counter file of a port folder (or, for the out-of-tree eRDMA driver, of the device folder). */

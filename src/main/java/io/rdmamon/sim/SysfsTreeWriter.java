@@ -2,19 +2,10 @@ package io.rdmamon.sim;
 
 import io.rdmamon.collector.sysfs.CounterFolder;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Writes a simulated sysfs tree that the collector cannot tell from a real one: the same folders, file names, value
@@ -42,25 +33,22 @@ public final class SysfsTreeWriter {
         ERDMA_OUT_OF_TREE
     }
 
-    private record Device(String name, DeviceKind kind, int ports, Path dir, Path link) {
+    private record Device(String name, DeviceKind kind, Path dir, Path link) {
     }
 
     private final Path root;
-    private final Path scratch;
+    private final SimFiles files;
     private final Map<String, Device> devices = new HashMap<>();
     private final Map<String, Path> interfaces = new HashMap<>();
     /** Each counter file's true count: bytes for the 4-octet-word files {@code port_*_data}. */
     private final Map<Path, Long> counts = new HashMap<>();
-    private final Set<Path> createdDirs = new HashSet<>();
-    private long tempFiles;
     private int nextPciSlot = 1;
 
     public SysfsTreeWriter(Path root) {
         this.root = root;
-        this.scratch = root.resolve(".rdmamon-sim-tmp");
-        createDirectories(root.resolve("class").resolve("infiniband"));
-        createDirectories(root.resolve("class").resolve("net"));
-        createDirectories(scratch);
+        SimFiles.createDirectories(root.resolve("class").resolve("infiniband"));
+        SimFiles.createDirectories(root.resolve("class").resolve("net"));
+        this.files = new SimFiles(root.resolve(".rdmamon-sim-tmp"));
     }
 
     /** The sysfs root to give the collector (its {@code /sys}). */
@@ -68,7 +56,7 @@ public final class SysfsTreeWriter {
         return root;
     }
 
-    public Path portDir(String device, int port) {
+    public synchronized Path portDir(String device, int port) {
         return device(device).dir.resolve("ports").resolve(Integer.toString(port));
     }
 
@@ -86,22 +74,22 @@ public final class SysfsTreeWriter {
         int slot = nextPciSlot++;
         String pci = "devices/pci0000:00/0000:00:" + String.format("%02x", slot) + ".0/";
         Path dir = root.resolve(pci + "infiniband/" + name);
-        Device device = new Device(name, kind, ports, dir, root.resolve("class/infiniband/" + name));
-        SimDeviceFiles.writeIdentity(this, device.dir, kind, slot);
+        Device device = new Device(name, kind, dir, root.resolve("class/infiniband/" + name));
+        SimDeviceFiles.writeIdentity(files, device.dir, kind, slot);
         for (int port = 1; port <= ports; port++) {
             Path portDir = dir.resolve("ports").resolve(Integer.toString(port));
-            SimDeviceFiles.writePortAttributes(this, portDir, kind, linkLayer, slot, port);
+            SimDeviceFiles.writePortAttributes(files, portDir, kind, linkLayer, slot, port);
             for (Path counter : SimDeviceFiles.counterFiles(portDir, kind, linkLayer)) {
                 setCount(counter, 0);
             }
         }
         if (kind == DeviceKind.ERDMA_OUT_OF_TREE) {
-            write(dir.resolve("hw_counters").resolve("lifespan"), "10\n");
+            files.write(dir.resolve("hw_counters").resolve("lifespan"), "10\n");
             for (Path counter : SimDeviceFiles.counterFiles(dir, kind, linkLayer)) {
                 setCount(counter, 0);
             }
         }
-        link(device.link, "../../" + pci + "infiniband/" + name);
+        SimFiles.link(device.link, "../../" + pci + "infiniband/" + name);
         devices.put(name, device);
     }
 
@@ -111,14 +99,8 @@ public final class SysfsTreeWriter {
         if (device == null) {
             throw new IllegalArgumentException("no device " + name);
         }
-        try {
-            Files.deleteIfExists(device.link);
-            deleteTree(device.dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        files.removeLinkedTree(device.link, device.dir);
         counts.keySet().removeIf(file -> file.startsWith(device.dir));
-        createdDirs.removeIf(dir -> dir.startsWith(device.dir));
     }
 
     /** Adds traffic to a port in bytes and packets, into the files its driver would count it in. */
@@ -164,17 +146,17 @@ public final class SysfsTreeWriter {
 
     /** {@code state}, e.g. {@code (1, "DOWN")} or {@code (4, "ACTIVE")}. */
     public synchronized void setState(String name, int port, int id, String state) {
-        write(portDir(name, port).resolve("state"), id + ": " + state + "\n");
+        files.write(portDir(name, port).resolve("state"), id + ": " + state + "\n");
     }
 
     /** {@code phys_state}, e.g. {@code (3, "Disabled")} or {@code (5, "LinkUp")}. */
     public synchronized void setPhysState(String name, int port, int id, String physState) {
-        write(portDir(name, port).resolve("phys_state"), id + ": " + physState + "\n");
+        files.write(portDir(name, port).resolve("phys_state"), id + ": " + physState + "\n");
     }
 
     /** {@code rate} as the kernel prints it, e.g. {@code 200 Gb/sec (4X HDR)}. */
     public synchronized void setRate(String name, int port, String rateText) {
-        write(portDir(name, port).resolve("rate"), rateText + "\n");
+        files.write(portDir(name, port).resolve("rate"), rateText + "\n");
     }
 
     /** Creates {@code class/net/<iface>} with all statistics at 0. */
@@ -184,12 +166,12 @@ public final class SysfsTreeWriter {
         }
         String pci = "devices/pci0000:00/0000:00:" + String.format("%02x", nextPciSlot++) + ".0/net/" + iface;
         Path dir = root.resolve(pci);
-        write(dir.resolve("operstate"), "up\n");
-        write(dir.resolve("mtu"), "1500\n");
+        files.write(dir.resolve("operstate"), "up\n");
+        files.write(dir.resolve("mtu"), "1500\n");
         for (String counter : SimCounterNames.NET_STATISTICS) {
             setCount(dir.resolve("statistics").resolve(counter), 0);
         }
-        link(root.resolve("class/net/" + iface), "../../" + pci);
+        SimFiles.link(root.resolve("class/net/" + iface), "../../" + pci);
         interfaces.put(iface, dir.resolve("statistics"));
     }
 
@@ -267,46 +249,6 @@ public final class SysfsTreeWriter {
 
     private void setCount(Path file, long count) {
         counts.put(file, count);
-        write(file, Long.toUnsignedString(Long.divideUnsigned(count, unit(file))) + "\n");
-    }
-
-    /** Writes aside, then renames over the target: readers never see a partial value. */
-    void write(Path target, String content) {
-        try {
-            if (createdDirs.add(target.getParent())) {
-                createDirectories(target.getParent());
-            }
-            Path temp = scratch.resolve("w" + tempFiles++);
-            Files.writeString(temp, content);
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + target, e);
-        }
-    }
-
-    private static void link(Path link, String target) {
-        try {
-            Files.createSymbolicLink(link, Path.of(target));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot link " + link + " to " + target, e);
-        }
-    }
-
-    private static void createDirectories(Path dir) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + dir, e);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        List<Path> paths = new ArrayList<>();
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(paths::add);
-        }
-        for (Path path : paths) {
-            Files.deleteIfExists(path);
-        }
+        files.write(file, Long.toUnsignedString(Long.divideUnsigned(count, unit(file))) + "\n");
     }
 }

@@ -8,6 +8,7 @@ import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
+import io.rdmamon.testing.TmpfsTempDir;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SysfsTreeWriterTest {
     private static final long SECOND = 1_000_000_000L;
 
-    @TempDir
+    @TempDir(factory = TmpfsTempDir.class)
     Path tmp;
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -135,7 +136,7 @@ class SysfsTreeWriterTest {
         SysfsTreeWriter writer = cluster();
         SysfsPortSource source = new SysfsPortSource(writer.root(), "sim-1", null, null, registry);
         CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
-            for (int i = 0; i < 100; i++) {
+            for (int i = 0; i < 500; i++) {
                 writer.addTraffic("mlx5_0", 1, 1_000_000, 2_000_000, 100, 200);
                 writer.addTraffic("erdma_1", 1, 1_000_000, 2_000_000, 100, 200);
                 writer.addCounter("mlx5_0", 1, "out_of_sequence", 1);
@@ -143,15 +144,20 @@ class SysfsTreeWriterTest {
         });
         long passes = 0;
         long nanos = 0;
-        while (!traffic.isDone() || passes < 2) {
-            nanos += SECOND;
-            SysfsPass pass = source.sample(passes, nanos);
-            if (passes++ > 0) {
-                for (PortSample sample : pass.samples()) {
-                    assertThat(sample.txBytesPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
-                    assertThat(sample.rxPacketsPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
+        try {
+            while (!traffic.isDone() || passes < 2) {
+                nanos += SECOND;
+                SysfsPass pass = source.sample(passes, nanos);
+                if (passes++ > 0) {
+                    for (PortSample sample : pass.samples()) {
+                        assertThat(sample.txBytesPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
+                        assertThat(sample.rxPacketsPerSec()).as(sample.key()).isNotNull().isGreaterThanOrEqualTo(0);
+                    }
                 }
             }
+        } finally {
+            // a failed assertion must not leave the writer running into the temporary folder's clean-up
+            traffic.exceptionally(e -> null).join();
         }
         traffic.join();
 

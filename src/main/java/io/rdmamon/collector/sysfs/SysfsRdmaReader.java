@@ -1,5 +1,6 @@
 package io.rdmamon.collector.sysfs;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,9 +55,14 @@ public final class SysfsRdmaReader {
 
     /** One device, or {@code null} when it is gone (it vanished since {@link #devices()}). */
     public DeviceReading readDevice(String device) {
-        Path dir = infiniband.resolve(device);
-        String[] entries = SysfsFiles.list(dir);
-        if (entries.length == 0) {
+        Path dir;
+        try {
+            // class/infiniband/<dev> links into /sys/devices: resolving it once spares the kernel a link walk per file
+            dir = infiniband.resolve(device).toRealPath();
+        } catch (IOException e) {
+            return null;
+        }
+        if (!Files.isDirectory(dir)) {
             return null;
         }
         List<PortReading> ports = new ArrayList<>();
