@@ -1,5 +1,6 @@
 package io.rdmamon.collector.eadm;
 
+import io.rdmamon.collector.LogLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.collector.EadmRate;

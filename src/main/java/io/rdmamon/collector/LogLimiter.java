@@ -1,4 +1,4 @@
-package io.rdmamon.collector.eadm;
+package io.rdmamon.collector;
 
 import java.time.Duration;
 import java.util.HashMap;
