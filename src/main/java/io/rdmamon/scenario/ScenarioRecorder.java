@@ -97,7 +97,8 @@ public final class ScenarioRecorder {
 
     private static <T> List<T> inArrivalOrder(List<Arrival<T>> arrivals, ToLongFunction<T> ts) {
         return arrivals.stream()
-                .sorted(Comparator.<Arrival<T>>comparingLong(Arrival::at).thenComparingLong(a -> ts.applyAsLong(a.record)))
+                .sorted(Comparator.<Arrival<T>>comparingLong(Arrival::at)
+                        .thenComparingLong(a -> ts.applyAsLong(a.record)))
                 .map(Arrival::record).toList();
     }
 

@@ -22,7 +22,8 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--out", description = "Output folder.")
     Path out;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed for noise and arrival jitter (default ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "1",
+            description = "Seed for noise and arrival jitter (default ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--list", description = "List the scenarios with their descriptions and exit.")
@@ -50,8 +51,8 @@ public final class SimulateCommand implements Callable<Integer> {
             Path dir = names.size() == 1 && !"all".equals(scenario) ? out : out.resolve(name);
             ScenarioRecorder.Recording recording = ScenarioRecorder.record(scenarioSpec, seed);
             ScenarioFiles.write(recording, dir);
-            spec.commandLine().getErr().printf("%s: %d port samples, %d host samples, %d job records, %d incidents -> %s%n",
-                    name, recording.portSamples().size(), recording.hostSamples().size(), recording.jobs().size(),
+            spec.commandLine().getErr().printf(
+                    "%s: %d port samples, %d host samples, %d job records, %d incidents -> %s%n", name, recording.portSamples().size(), recording.hostSamples().size(), recording.jobs().size(),
                     recording.truth().incidents().size(), dir);
         }
         return 0;
