@@ -1,30 +1,23 @@
 package io.rdmamon.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rdmamon.model.Topics;
 
 /**
- * The input topics a replay feeds, with where each record's timestamp and key come from — the same as the producers
- * use: samples are timestamped with {@code ts} and keyed {@code node/device/port} or {@code node/iface}, job records
+ * The inputs a replay feeds (topic names in {@link ReplayTopics}), with where each record's timestamp and key come
+ * from — the same as the producers use: samples are timestamped with {@code ts} and keyed {@code node/device/port} or {@code node/iface}, job records
  * with {@code updatedAt} and keyed by {@code uid}.
  */
 public enum InputKind {
-    JOBS(Topics.JOBS, "updatedAt", "uid"),
-    PORT_SAMPLES(Topics.PORT_SAMPLES, "ts", "node", "device", "port"),
-    HOST_SAMPLES(Topics.HOST_SAMPLES, "ts", "node", "iface");
+    JOBS("updatedAt", "uid"),
+    PORT_SAMPLES("ts", "node", "device", "port"),
+    HOST_SAMPLES("ts", "node", "iface");
 
-    private final String topic;
     private final String timestampField;
     private final String[] keyFields;
 
-    InputKind(String topic, String timestampField, String... keyFields) {
-        this.topic = topic;
+    InputKind(String timestampField, String... keyFields) {
         this.timestampField = timestampField;
         this.keyFields = keyFields;
-    }
-
-    public String topic() {
-        return topic;
     }
 
     public String timestampField() {

@@ -41,7 +41,7 @@ final class JsonLinesSource implements Closeable {
         this.reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
         this.badLines = Counter.builder("rdmamon.replay.bad.lines")
                 .description("input lines skipped because they are not JSON objects with a timestamp")
-                .tag("topic", kind.topic()).tag("file", file.toString()).register(registry);
+                .tag("input", kind.name().toLowerCase(java.util.Locale.ROOT)).tag("file", file.toString()).register(registry);
         advance();
     }
 

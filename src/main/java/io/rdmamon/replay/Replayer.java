@@ -2,7 +2,6 @@ package io.rdmamon.replay;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.rdmamon.model.Topics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -48,9 +47,6 @@ public final class Replayer {
     private static final Logger log = LoggerFactory.getLogger(Replayer.class);
     /** Wall-clock punctuators fire at most once per advance: move in steps no longer than their period. */
     public static final Duration WALL_CLOCK_STEP = Duration.ofSeconds(1);
-    /** The topics a replay collects. */
-    public static final List<String> OUTPUT_TOPICS = List.of(Topics.ALERTS, Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH,
-            Topics.DEAD_LETTER);
     private static final int DRAIN_EVERY = 256;
 
     public enum Order { ARRIVAL, TIME }
@@ -70,12 +66,15 @@ public final class Replayer {
 
     private final Topology topology;
     private final Properties streamsConfig;
+    private final ReplayTopics topics;
     private final Order order;
     private final MeterRegistry registry;
 
-    public Replayer(Topology topology, Properties streamsConfig, Order order, MeterRegistry registry) {
+    public Replayer(Topology topology, Properties streamsConfig, ReplayTopics topics, Order order,
+                    MeterRegistry registry) {
         this.topology = topology;
         this.streamsConfig = streamsConfig;
+        this.topics = topics;
         this.order = order;
         this.registry = registry == null ? new SimpleMeterRegistry() : registry;
     }
@@ -119,19 +118,20 @@ public final class Replayer {
                 Instant.ofEpochMilli(first.timestamp()))) {
             Map<InputKind, TestInputTopic<String, String>> inputs = new EnumMap<>(InputKind.class);
             Map<String, TestOutputTopic<String, String>> outputTopics = new LinkedHashMap<>();
-            OUTPUT_TOPICS.forEach(t -> outputTopics.put(t,
+            topics.outputs().forEach(t -> outputTopics.put(t,
                     driver.createOutputTopic(t, new StringDeserializer(), new StringDeserializer())));
             Set<InputKind> warned = new HashSet<>();
             long wallClock = first.timestamp();
             for (ReplayRecord record = first; record != null; record = stream.next()) {
-                if (!sourceTopics.contains(record.kind().topic())) {
+                String topic = topics.input(record.kind());
+                if (!sourceTopics.contains(topic)) {
                     if (warned.add(record.kind())) {
-                        log.warn("the topology does not read {}: its records are not replayed", record.kind().topic());
+                        log.warn("the topology does not read {}: its records are not replayed", topic);
                     }
                     continue;
                 }
                 wallClock = advanceWallClock(driver, wallClock, record.timestamp());
-                inputs.computeIfAbsent(record.kind(), k -> driver.createInputTopic(k.topic(), new StringSerializer(),
+                inputs.computeIfAbsent(record.kind(), k -> driver.createInputTopic(topic, new StringSerializer(),
                         new StringSerializer())).pipeInput(record.key(), record.value(), record.timestamp());
                 count++;
                 last = Math.max(last, record.timestamp());
