@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * The inputs a replay feeds (topic names in {@link ReplayTopics}), with where each record's timestamp and key come
- * from — the same as the producers use: samples are timestamped with {@code ts} and keyed {@code node/device/port} or {@code node/iface}, job records
- * with {@code updatedAt} and keyed by {@code uid}.
+ * from — the same as the producers use: samples are timestamped with {@code ts} and keyed
+ * {@code node/device/port} or {@code node/iface}, job records with {@code updatedAt} and keyed by {@code uid}.
  */
 public enum InputKind {
     JOBS("updatedAt", "uid"),

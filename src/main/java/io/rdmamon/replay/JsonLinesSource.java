@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * Reads one JSON-lines file of records for one input topic, lazily, in file order. Blank lines are ignored. A line
@@ -41,7 +42,8 @@ final class JsonLinesSource implements Closeable {
         this.reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
         this.badLines = Counter.builder("rdmamon.replay.bad.lines")
                 .description("input lines skipped because they are not JSON objects with a timestamp")
-                .tag("input", kind.name().toLowerCase(java.util.Locale.ROOT)).tag("file", file.toString()).register(registry);
+                .tag("input", kind.name().toLowerCase(Locale.ROOT)).tag("file", file.toString())
+                .register(registry);
         advance();
     }
 

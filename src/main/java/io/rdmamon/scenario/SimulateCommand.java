@@ -52,7 +52,8 @@ public final class SimulateCommand implements Callable<Integer> {
             ScenarioRecorder.Recording recording = ScenarioRecorder.record(scenarioSpec, seed);
             ScenarioFiles.write(recording, dir);
             spec.commandLine().getErr().printf(
-                    "%s: %d port samples, %d host samples, %d job records, %d incidents -> %s%n", name, recording.portSamples().size(), recording.hostSamples().size(), recording.jobs().size(),
+                    "%s: %d port samples, %d host samples, %d job records, %d incidents -> %s%n", name,
+                    recording.portSamples().size(), recording.hostSamples().size(), recording.jobs().size(),
                     recording.truth().incidents().size(), dir);
         }
         return 0;

@@ -63,7 +63,8 @@ class ReplayerTest {
                 "{\"node\":\"n1\",\"ts\":\"yesterday\"}", "{\"v\":1,\"ts\":2000}", sample(3_000));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         List<Replayer.Output> out = new ArrayList<>();
-        Replayer.Summary summary = new Replayer(probeTopology(), new Properties(), ReplayTopics.DEFAULT, Replayer.Order.ARRIVAL, registry)
+        Replayer.Summary summary = new Replayer(probeTopology(), new Properties(), ReplayTopics.DEFAULT,
+                Replayer.Order.ARRIVAL, registry)
                 .run(List.of(new Replayer.Input(InputKind.PORT_SAMPLES, samples)), out::add);
         assertThat(summary.skippedLines()).isEqualTo(3);
         assertThat(summary.records()).isEqualTo(3);
@@ -77,7 +78,8 @@ class ReplayerTest {
     @Test
     void shouldReturnAnEmptySummaryWhenTheFilesHoldNoRecords() throws IOException {
         Path samples = lines("samples.jsonl", "");
-        Replayer.Summary summary = new Replayer(probeTopology(), new Properties(), ReplayTopics.DEFAULT, Replayer.Order.ARRIVAL, null)
+        Replayer.Summary summary = new Replayer(probeTopology(), new Properties(), ReplayTopics.DEFAULT,
+                Replayer.Order.ARRIVAL, null)
                 .run(List.of(new Replayer.Input(InputKind.PORT_SAMPLES, samples)), o -> { });
         assertThat(summary.records()).isZero();
         assertThat(summary.firstTimestamp()).isNull();
