@@ -4,14 +4,13 @@ import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
+import io.rdmamon.sim.ClusterTraffic;
 import io.rdmamon.sim.HostTraffic;
 import io.rdmamon.sim.NicDriver;
 import io.rdmamon.sim.PortTraffic;
-import io.rdmamon.sim.TrainingTrafficModel;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -40,23 +39,9 @@ public final class ScenarioRecorder {
                             GroundTruth truth) {
     }
 
-    /** Where a job's traffic shows up: rank {@code rank}'s traffic index {@code device} of {@code model}. */
-    private record Feed(TrainingTrafficModel model, int rank, int device) {
-    }
-
     public static Recording record(ScenarioSpec spec, long seed) {
-        Map<String, List<Feed>> portFeeds = new HashMap<>();
-        Map<String, List<Feed>> nodeFeeds = new HashMap<>();
-        for (SimulatedJob job : spec.jobs()) {
-            TrainingTrafficModel model = job.model(seed);
-            for (JobRecord.Rank rank : job.running().ranks()) {
-                nodeFeeds.computeIfAbsent(rank.node(), n -> new ArrayList<>()).add(new Feed(model, rank.rank(), -1));
-                for (int d = 0; d < Math.min(rank.devices().size(), job.traffic().devicesPerRank()); d++) {
-                    portFeeds.computeIfAbsent(PortSample.key(rank.node(), rank.devices().get(d), 1),
-                            k -> new ArrayList<>()).add(new Feed(model, rank.rank(), d));
-                }
-            }
-        }
+        ClusterTraffic cluster = new ClusterTraffic();
+        spec.jobs().forEach(job -> cluster.add(job.running(), job.model(seed)));
         SplittableRandom delays = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 7);
         List<Arrival<PortSample>> ports = new ArrayList<>();
         List<Arrival<HostIfaceSample>> hosts = new ArrayList<>();
@@ -72,17 +57,10 @@ public final class ScenarioRecorder {
                 boolean first = !reporting;
                 reporting = true;
                 for (String device : node.devices()) {
-                    String key = PortSample.key(node.name(), device, 1);
-                    PortTraffic traffic = PortTraffic.IDLE;
-                    for (Feed feed : portFeeds.getOrDefault(key, List.of())) {
-                        traffic = traffic.plus(feed.model().port(feed.rank(), feed.device(), ts - INTERVAL_MS, ts));
-                    }
+                    PortTraffic traffic = cluster.port(node.name(), device, ts - INTERVAL_MS, ts);
                     ports.add(new Arrival<>(ts + delay(delays), portSample(node, device, ts, traffic, first)));
                 }
-                HostTraffic host = HostTraffic.NONE;
-                for (Feed feed : nodeFeeds.getOrDefault(node.name(), List.of())) {
-                    host = host.plus(feed.model().host(feed.rank(), ts - INTERVAL_MS, ts));
-                }
+                HostTraffic host = cluster.host(node.name(), ts - INTERVAL_MS, ts);
                 hosts.add(new Arrival<>(ts + delay(delays), hostSample(node, ts, host, first, delays)));
             }
         }
