@@ -6,7 +6,7 @@ import io.rdmamon.model.Json;
 import java.io.BufferedWriter;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,11 +27,11 @@ public final class ReplayFiles implements Consumer<Replayer.Output>, Closeable {
     public static final String LINK_HEALTH = "link-health.jsonl";
     public static final String DEAD_LETTER = "dead-letter.jsonl";
 
-    private final PrintStream stdout;
+    private final PrintWriter stdout;
     private final Map<String, BufferedWriter> files = new LinkedHashMap<>();
     private final Map<String, String> topicOf;
 
-    public ReplayFiles(PrintStream stdout, Path outDir, ReplayTopics topics) throws IOException {
+    public ReplayFiles(PrintWriter stdout, Path outDir, ReplayTopics topics) throws IOException {
         this.stdout = stdout;
         this.topicOf = Map.of(topics.alerts(), ALERTS, topics.jobBandwidth(), JOB_BANDWIDTH, topics.linkHealth(),
                 LINK_HEALTH, topics.deadLetter(), DEAD_LETTER);
