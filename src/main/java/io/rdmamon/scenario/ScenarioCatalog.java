@@ -10,6 +10,7 @@ import io.rdmamon.sim.TrainingJobSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -86,22 +87,24 @@ public final class ScenarioCatalog {
     }
 
     private static ScenarioSpec degradedLink() {
-        Cluster c = Cluster.mlx5("degraded-link");
-        SimulatedJob job = c.mainJob(c.training().withFault(
-                new Fault.DegradedLink(1, 0, 0.6, 0.8, 400, 40, c.at(5 * MIN), null)));
-        return c.spec("Degraded link: from 5 min gpu-node-2/mlx5_0 retransmits ~400/s and drops ~40/s; its"
-                        + " throughput falls to 60 % of its peers' and the job slows 20 %.",
-                10 * MIN, job, c.portIncident(Alert.LINK_DEGRADED, job, 1, 0, 5 * MIN, null, "errors + throughput"),
-                c.rankIncident(Alert.STRAGGLER, job, 1, 5 * MIN, "side effect").withExpect(Incident.TOLERATE));
+        return degradedPort("degraded-link", 0, "errors + throughput", "Degraded link: from 5 min gpu-node-2/mlx5_0"
+                + " retransmits ~400/s and drops ~40/s; its throughput falls to 60 % of its peers' and the job slows"
+                + " 20 %.", at -> new Fault.DegradedLink(1, 0, 0.6, 0.8, 400, 40, at, null));
     }
 
     private static ScenarioSpec downshift() {
-        Cluster c = Cluster.mlx5("degraded-downshift");
-        SimulatedJob job = c.mainJob(c.training().withFault(
-                new Fault.SpeedDownshift(1, 1, Cluster.gbps(50), c.at(5 * MIN), null)));
-        return c.spec("Speed downshift: at 5 min gpu-node-2/mlx5_1 retrains from 200 to 50 Gb/s; the whole ring"
-                        + " slows to that link's pace.",
-                10 * MIN, job, c.portIncident(Alert.LINK_DEGRADED, job, 1, 1, 5 * MIN, null, "rate below nominal"),
+        return degradedPort("degraded-downshift", 1, "rate below nominal", "Speed downshift: at 5 min"
+                + " gpu-node-2/mlx5_1 retrains from 200 to 50 Gb/s; the whole ring slows to that link's pace.",
+                at -> new Fault.SpeedDownshift(1, 1, Cluster.gbps(50), at, null));
+    }
+
+    /** A fault from 5 min on rank 1's device {@code device}: LINK_DEGRADED expected, a straggler alert tolerated. */
+    private static ScenarioSpec degradedPort(String name, int device, String note, String description,
+                                             LongFunction<Fault> faultAt) {
+        Cluster c = Cluster.mlx5(name);
+        SimulatedJob job = c.mainJob(c.training().withFault(faultAt.apply(c.at(5 * MIN))));
+        return c.spec(description, 10 * MIN, job, c.portIncident(Alert.LINK_DEGRADED, job, 1, device, 5 * MIN, null,
+                        note),
                 c.rankIncident(Alert.STRAGGLER, job, 1, 5 * MIN, "side effect").withExpect(Incident.TOLERATE));
     }
 
