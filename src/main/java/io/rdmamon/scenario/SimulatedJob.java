@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -36,7 +37,8 @@ public record SimulatedJob(List<JobRecord> lifecycle, TrainingJobSpec traffic) {
                                       long runningAt, Long succeededAt, TrainingJobSpec traffic) {
         String uid = UUID.nameUUIDFromBytes((scenario + "/" + namespace + "/" + name)
                 .getBytes(StandardCharsets.UTF_8)).toString();
-        Map<String, String> labels = Map.of("training.kubeflow.org/job-name", name, "release", name);
+        // sorted: Map.of's iteration order changes from one JVM to the next, the files must not
+        Map<String, String> labels = new TreeMap<>(Map.of("training.kubeflow.org/job-name", name, "release", name));
         List<JobRecord> records = new ArrayList<>();
         records.add(new JobRecord(JobRecord.VERSION, uid, name, namespace, JobRecord.PENDING,
                 runningAt - PENDING_LEAD_MS, null, ranks.size(), List.of(), labels));
