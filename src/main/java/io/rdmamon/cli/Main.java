@@ -3,6 +3,7 @@ package io.rdmamon.cli;
 import io.rdmamon.alerts.AlertsCommand;
 import io.rdmamon.bench.BenchCommand;
 import io.rdmamon.collector.CollectorCommand;
+import io.rdmamon.demo.DemoCommand;
 import io.rdmamon.scenario.SimulateCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Command;
                 AlertsCommand.class,
                 BenchCommand.class,
                 ConfigCommand.class,
+                DemoCommand.class,
                 SimulateCommand.class,
         })
 public final class Main {
