@@ -24,7 +24,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,7 +104,7 @@ public final class DemoCommand implements Callable<Integer> {
                 open.add(0, startCollector(node, bootstrap, eadm, dir));
             }
 
-            PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
+            PrintWriter out = spec.commandLine().getOut();
             String title = String.format("rdmamon demo: 6 simulated GPU nodes (4 RoCE mlx5, 2 eRDMA), broker %s. "
                             + "gpu-node-2/mlx5_0 degrades at +%ds, %s hangs at +%ds. Ctrl-C stops.",
                     bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB, hangAt.toSeconds());
