@@ -50,6 +50,7 @@ final class SampleBuffer {
     private long retryBytes;
     private long memoryBytes;
     private long nextSeq;
+    private long lastProgressMs;
     private boolean closed;
     private long droppedSinceLog;
     private long lastDropLogMs;
@@ -135,6 +136,9 @@ final class SampleBuffer {
                 if (inFlight.isEmpty() || inFlightBytes < inFlightMaxBytes) {
                     Claim claim = next();
                     if (claim != null) {
+                        if (inFlight.isEmpty()) {
+                            lastProgressMs = System.currentTimeMillis();
+                        }
                         inFlight.put(claim.seq(), claim.record());
                         inFlightBytes += claim.record().sizeBytes();
                         return claim;
@@ -185,6 +189,7 @@ final class SampleBuffer {
             PendingRecord record = inFlight.remove(seq);
             if (record != null) {
                 inFlightBytes -= record.sizeBytes();
+                lastProgressMs = System.currentTimeMillis();
                 changed.signalAll();
             }
             return record;
@@ -214,6 +219,16 @@ final class SampleBuffer {
         lock.lock();
         try {
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How long records have been in flight without any being settled; 0 when none is in flight. */
+    long millisWithoutProgress(long nowMs) {
+        lock.lock();
+        try {
+            return inFlight.isEmpty() ? 0 : nowMs - lastProgressMs;
         } finally {
             lock.unlock();
         }
