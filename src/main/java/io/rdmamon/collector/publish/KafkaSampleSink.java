@@ -97,27 +97,37 @@ public final class KafkaSampleSink implements SampleSink {
     }
 
     private void sendLoop() {
-        try {
-            while (!closing || (!buffer.isSettled() && System.nanoTime() < drainDeadlineNanos)) {
-                SampleBuffer.Claim claim = buffer.take(POLL_MS);
-                if (claim == null) {
-                    warnIfStalled();
-                    continue;
-                }
-                sendRefused = false;
-                send(claim);
-                if (sendRefused) {
-                    // Kafka is unreachable: on close, what is left goes to the spill file without further waiting
-                    if (closing || closeRequested.await(RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS)) {
-                        break;
-                    }
-                }
+        while (!closing || (!buffer.isSettled() && System.nanoTime() < drainDeadlineNanos)) {
+            boolean backOff;
+            try {
+                backOff = sendNext();
+            } catch (RuntimeException e) {
+                // a bug must not leave the buffer without a sender: the collector would silently fill it up
+                log.error("unexpected error in the Kafka sender; going on", e);
+                backOff = true;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("Kafka sender stopped unexpectedly; buffered records go to the spill file on close", e);
+            try {
+                // Kafka is unreachable: wait before trying again; on close, what is left goes to the spill file
+                if (backOff && (closing || closeRequested.await(RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS))) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
+    }
+
+    /** Sends the next record if one comes within the poll time; true when Kafka could not take it for now. */
+    private boolean sendNext() {
+        SampleBuffer.Claim claim = buffer.take(POLL_MS);
+        if (claim == null) {
+            warnIfStalled();
+            return false;
+        }
+        sendRefused = false;
+        send(claim);
+        return sendRefused;
     }
 
     private void send(SampleBuffer.Claim claim) {
@@ -138,7 +148,7 @@ public final class KafkaSampleSink implements SampleSink {
     }
 
     private void acked(long seq) {
-        PendingRecord record = buffer.acked(seq);
+        PendingRecord record = buffer.settle(seq);
         if (record != null) {
             metrics.published(record, System.currentTimeMillis());
         }
@@ -163,7 +173,7 @@ public final class KafkaSampleSink implements SampleSink {
             warnRetry(error, beforeProducer);
             return;
         }
-        PendingRecord record = buffer.rejected(seq);
+        PendingRecord record = buffer.settle(seq);
         metrics.error(PublishMetrics.KIND_REJECTED, error);
         if (record != null) {
             log.error("Kafka refused a record for good, skipping it: topic {} key {} ({} bytes): {}: {}",
