@@ -2,6 +2,7 @@ package io.rdmamon.cli;
 
 import io.rdmamon.collector.CollectorConfig;
 import io.rdmamon.config.PropertiesDoc;
+import io.rdmamon.sink.SinkConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -21,6 +22,10 @@ public final class ConfigCommand implements Runnable {
         roles.put("collector", new Role("rdmamon collector: default configuration", CollectorConfig.CONFIG,
                 "Kafka producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, kafka.ssl.truststore.location, ...)."));
+        roles.put("sink", new Role("rdmamon sink: default configuration", SinkConfig.CONFIG,
+                "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers "
+                        + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.security.protocol, ...). "
+                        + "rdmamon influx init reads the influx.* keys of the same file."));
         return roles;
     }
 
