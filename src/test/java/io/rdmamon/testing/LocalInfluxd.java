@@ -4,10 +4,15 @@ import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxdProcess;
 import org.influxdb.InfluxDB;
 import org.influxdb.InfluxDBFactory;
+import org.influxdb.dto.Query;
 import org.influxdb.dto.QueryResult;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Real InfluxDB 1.x servers for tests (Debian's {@code influxd}, installed by {@code scripts/test}): one shared server
@@ -47,6 +52,29 @@ public final class LocalInfluxd {
         QueryResult result = InfluxQl.execute(influx, database, query);
         List<QueryResult.Series> series = result.getResults().get(0).getSeries();
         return series == null || series.isEmpty() ? List.of() : series.get(0).getValues();
+    }
+
+    /** Every row of the first series as column → value, times as epoch ms (numbers come back as doubles). */
+    public static List<Map<String, Object>> rowMaps(InfluxDB influx, String database, String query) {
+        QueryResult result = influx.query(new Query(query, database), TimeUnit.MILLISECONDS);
+        if (result.hasError() || result.getResults().get(0).hasError()) {
+            throw new IllegalStateException(query + ": " + (result.hasError() ? result.getError()
+                    : result.getResults().get(0).getError()));
+        }
+        List<QueryResult.Series> series = result.getResults().get(0).getSeries();
+        if (series == null || series.isEmpty()) {
+            return List.of();
+        }
+        List<String> columns = series.get(0).getColumns();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (List<Object> values : series.get(0).getValues()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            for (int i = 0; i < columns.size(); i++) {
+                row.put(columns.get(i), values.get(i));
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 
     /** {@code SELECT count(field) FROM measurement} in one retention policy, 0 when there are no points. */
