@@ -135,8 +135,10 @@ final class SinkFixture implements AutoCloseable {
     public void close() throws Exception {
         stopSink();
         producer.close();
-        if (influxd.isRunning()) {
+        try {
             InfluxQl.execute(client, database, "DROP DATABASE \"" + database + "\"");
+        } catch (RuntimeException e) {
+            // best effort: a stopped or password-protected server is thrown away with its directory anyway
         }
         client.close();
     }
