@@ -24,7 +24,8 @@ public final class ConfigCommand implements Runnable {
                         + "kafka.security.protocol, kafka.sasl.jaas.config, kafka.ssl.truststore.location, ...)."));
         roles.put("sink", new Role("rdmamon sink: default configuration", SinkConfig.CONFIG,
                 "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers "
-                        + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.security.protocol, ...). "
+                        + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.max.poll.records default 5000, "
+                        + "kafka.security.protocol, ...; kafka.enable.auto.commit is always false). "
                         + "rdmamon influx init reads the influx.* keys of the same file."));
         return roles;
     }

@@ -36,7 +36,11 @@ final class SchemaPoint {
             throw new IllegalStateException(spec.name() + " declares no tag " + key);
         }
         if (value != null) {
-            String text = oneLine(value.toString()).replace('\\', '/').strip();
+            String text = oneLine(value.toString());
+            if (text.indexOf('\\') >= 0) {
+                text = text.replace('\\', '/');
+            }
+            text = text.strip();
             if (!text.isEmpty()) {
                 builder.tag(key, text);
             }
@@ -98,6 +102,9 @@ final class SchemaPoint {
     }
 
     private static String oneLine(String text) {
+        if (text.indexOf('\n') < 0 && text.indexOf('\r') < 0 && text.indexOf('\t') < 0) {
+            return text;
+        }
         return text.replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ').replace('\t', ' ');
     }
 }

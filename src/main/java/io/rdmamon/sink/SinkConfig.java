@@ -63,7 +63,7 @@ public final class SinkConfig extends AbstractConfig {
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
             ConsumerConfig.GROUP_ID_CONFIG, "rdmamon-sink",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_BATCH_MAX_POINTS);
 
     public static final ConfigDef CONFIG = InfluxSettings.define(new ConfigDef())
             .define(BATCH_MAX_POINTS_CONFIG, Type.INT, DEFAULT_BATCH_MAX_POINTS, ConfigDef.Range.between(1, 100_000),
