@@ -81,17 +81,11 @@ public final class Schema {
 
     public static final MeasurementSpec RDMA_PORT = new MeasurementSpec("rdma_port", Topics.PORT_SAMPLES, "ts",
             List.of(NODE, DEVICE, PORT, SOURCE, LINK_LAYER),
-            List.of(
-                    field(INTERVAL_SECONDS, FieldType.FLOAT, "s", "sampling interval (0 on a port's first sample)",
-                            Rollup.MAX),
-                    field(STATE, FieldType.STRING, "", "port state, e.g. ACTIVE, DOWN", Rollup.LAST),
-                    field(PHYS_STATE, FieldType.STRING, "", "physical state, e.g. LinkUp", Rollup.LAST),
-                    field(ACTIVE, FieldType.INTEGER, "0/1", "1 when state is ACTIVE", Rollup.MIN, Rollup.MEAN),
-                    field(RATE_BYTES_PER_SEC, FieldType.INTEGER, BPS, "nominal port rate", Rollup.MAX, Rollup.MIN),
-                    rate(TX_BYTES_PER_SEC, BPS, "bytes sent"),
-                    rate(RX_BYTES_PER_SEC, BPS, "bytes received"),
-                    rate(TX_PACKETS_PER_SEC, "packets/s", "packets sent"),
-                    rate(RX_PACKETS_PER_SEC, "packets/s", "packets received")),
+            concat(List.of(field(INTERVAL_SECONDS, FieldType.FLOAT, "s",
+                            "sampling interval (0 on a port's first sample)", Rollup.MAX)),
+                    portStateAndTraffic(),
+                    List.of(rate(TX_PACKETS_PER_SEC, "packets/s", "packets sent"),
+                            rate(RX_PACKETS_PER_SEC, "packets/s", "packets received"))),
             INTERVAL_SECONDS, "one RDMA port's traffic over one sampling interval (PortSample)");
 
     public static final MeasurementSpec RDMA_PORT_ERRORS = new MeasurementSpec("rdma_port_errors",
@@ -185,13 +179,8 @@ public final class Schema {
     }
 
     private static List<FieldSpec> linkHealthFields() {
-        List<FieldSpec> fields = new ArrayList<>(List.of(
-                field(STATE, FieldType.STRING, "", "port state, e.g. ACTIVE, DOWN", Rollup.LAST),
-                field(PHYS_STATE, FieldType.STRING, "", "physical state, e.g. LinkUp", Rollup.LAST),
-                field(ACTIVE, FieldType.INTEGER, "0/1", "1 when state is ACTIVE", Rollup.MIN, Rollup.MEAN),
-                field(RATE_BYTES_PER_SEC, FieldType.INTEGER, BPS, "nominal port rate", Rollup.MAX, Rollup.MIN),
-                rate(TX_BYTES_PER_SEC, BPS, "bytes sent"),
-                rate(RX_BYTES_PER_SEC, BPS, "bytes received"),
+        List<FieldSpec> fields = new ArrayList<>(portStateAndTraffic());
+        fields.addAll(List.of(
                 rate(TX_UTILISATION, "fraction", "tx bytes/s over nominal rate"),
                 rate(RX_UTILISATION, "fraction", "rx bytes/s over nominal rate"),
                 rate(UTILISATION, "fraction", "the larger of tx and rx utilisation")));
@@ -199,6 +188,24 @@ public final class Schema {
                 "count", "increments of " + c.wireName() + " counters", Rollup.SUM)));
         fields.add(field(ERRORS_OTHER, FieldType.INTEGER, "count", "increments of unknown classes", Rollup.SUM));
         return fields;
+    }
+
+    /** What a port sample and a link health record both say about a port. */
+    private static List<FieldSpec> portStateAndTraffic() {
+        return List.of(
+                field(STATE, FieldType.STRING, "", "port state, e.g. ACTIVE, DOWN", Rollup.LAST),
+                field(PHYS_STATE, FieldType.STRING, "", "physical state, e.g. LinkUp", Rollup.LAST),
+                field(ACTIVE, FieldType.INTEGER, "0/1", "1 when state is ACTIVE", Rollup.MIN, Rollup.MEAN),
+                field(RATE_BYTES_PER_SEC, FieldType.INTEGER, BPS, "nominal port rate", Rollup.MAX, Rollup.MIN),
+                rate(TX_BYTES_PER_SEC, BPS, "bytes sent"),
+                rate(RX_BYTES_PER_SEC, BPS, "bytes received"));
+    }
+
+    @SafeVarargs
+    private static List<FieldSpec> concat(List<FieldSpec>... parts) {
+        List<FieldSpec> all = new ArrayList<>();
+        Arrays.stream(parts).forEach(all::addAll);
+        return all;
     }
 
     private static FieldSpec rate(String name, String unit, String doc) {

@@ -49,38 +49,33 @@ final class SchemaPoint {
     }
 
     SchemaPoint field(String key, Double value) {
-        declared(key, FieldType.FLOAT);
-        if (value != null && Double.isFinite(value)) {
-            builder.addField(key, value.doubleValue());
-            fields++;
-        }
-        return this;
+        return put(key, FieldType.FLOAT, value != null && Double.isFinite(value) ? value : null);
     }
 
     SchemaPoint field(String key, Long value) {
-        declared(key, FieldType.INTEGER);
-        if (value != null) {
-            builder.addField(key, value.longValue());
-            fields++;
-        }
-        return this;
+        return put(key, FieldType.INTEGER, value);
     }
 
     SchemaPoint field(String key, String value) {
-        declared(key, FieldType.STRING);
-        if (value != null) {
-            builder.addField(key, oneLine(value));
-            fields++;
-        }
-        return this;
+        return put(key, FieldType.STRING, value == null ? null : oneLine(value));
     }
 
     SchemaPoint field(String key, Boolean value) {
-        declared(key, FieldType.BOOLEAN);
-        if (value != null) {
-            builder.addField(key, value.booleanValue());
-            fields++;
+        return put(key, FieldType.BOOLEAN, value);
+    }
+
+    private SchemaPoint put(String key, FieldType type, Object value) {
+        declared(key, type);
+        if (value instanceof Number number) {
+            builder.addField(key, number);
+        } else if (value instanceof String text) {
+            builder.addField(key, text);
+        } else if (value instanceof Boolean flag) {
+            builder.addField(key, flag.booleanValue());
+        } else {
+            return this;
         }
+        fields++;
         return this;
     }
 
