@@ -5,6 +5,8 @@ import io.rdmamon.bench.BenchCommand;
 import io.rdmamon.collector.CollectorCommand;
 import io.rdmamon.demo.DemoCommand;
 import io.rdmamon.scenario.SimulateCommand;
+import io.rdmamon.influx.InfluxCommand;
+import io.rdmamon.sink.SinkCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,6 +22,8 @@ import picocli.CommandLine.Command;
                 ConfigCommand.class,
                 DemoCommand.class,
                 SimulateCommand.class,
+                SinkCommand.class,
+                InfluxCommand.class,
         })
 public final class Main {
 
