@@ -25,10 +25,10 @@ public final class BenchCommand {
         @Option(names = "--ports", defaultValue = "2", description = "Ports per device (default ${DEFAULT-VALUE}).")
         int ports;
 
-        @Option(names = "--passes", defaultValue = "2000", description = "Measured passes (default ${DEFAULT-VALUE}).")
+        @Option(names = "--passes", defaultValue = "1000", description = "Measured passes (default ${DEFAULT-VALUE}).")
         int passes;
 
-        @Option(names = "--warmup", defaultValue = "500", description = "Warm-up passes (default ${DEFAULT-VALUE}).")
+        @Option(names = "--warmup", defaultValue = "300", description = "Warm-up passes (default ${DEFAULT-VALUE}).")
         int warmup;
 
         @Override

@@ -11,6 +11,7 @@ import io.rdmamon.metrics.MetricsEndpoint;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.Topics;
+import io.rdmamon.sim.SysfsTreeWriter;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -79,7 +80,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         boolean temporary = workDir == null;
-        Path dir = temporary ? Files.createTempDirectory(tmpfsOrDefault(), "rdmamon-demo-") : workDir;
+        Path dir = temporary ? Files.createTempDirectory(SysfsTreeWriter.preferredTempRoot(), "rdmamon-demo-") : workDir;
         List<AutoCloseable> open = new ArrayList<>();
         CountDownLatch stop = new CountDownLatch(1);
         Thread hook = new Thread(stop::countDown, "demo-shutdown");
@@ -177,11 +178,6 @@ public final class DemoCommand implements Callable<Integer> {
                 producer.send(new ProducerRecord<>(Topics.JOBS, null, job.updatedAt(), job.uid(), Json.toBytes(job))).get();
             }
         }
-    }
-
-    private static Path tmpfsOrDefault() {
-        Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     private static void deleteTree(Path dir) {
