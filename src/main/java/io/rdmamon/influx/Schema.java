@@ -61,6 +61,7 @@ public final class Schema {
     public static final String RANK_MEDIAN_BYTES_PER_SEC = "rank_median_bytes_per_sec";
     public static final String RANK_MAX_BYTES_PER_SEC = "rank_max_bytes_per_sec";
     public static final String ESTIMATED = "estimated";
+    public static final String SHARED_BY = "shared_by";
     public static final String SHARE = "share";
     public static final String ID = "id";
     public static final String SUMMARY = "summary";
@@ -138,10 +139,10 @@ public final class Schema {
                     rate(TX_BYTES_PER_SEC, BPS, "rank's bytes sent over all its devices"),
                     rate(RX_BYTES_PER_SEC, BPS, "rank's bytes received over all its devices"),
                     rate(BYTES_PER_SEC, BPS, "tx + rx"),
-                    field(SHARE, FieldType.FLOAT, "fraction", "rank's share of the job's bytes", Rollup.MEAN,
-                            Rollup.MIN, Rollup.MAX),
+                    field(SHARE, FieldType.FLOAT, "fraction", "rank's share of the job's bytes (absent when the job "
+                            + "moved nothing)", Rollup.MEAN, Rollup.MIN, Rollup.MAX),
                     field(ESTIMATED, FieldType.BOOLEAN, "", "true when split from a shared device", Rollup.LAST)),
-            SHARE, "one point per rank per window (JobBandwidth.ranks)");
+            BYTES_PER_SEC, "one point per rank per window (JobBandwidth.ranks)");
 
     public static final MeasurementSpec LINK_HEALTH = new MeasurementSpec("link_health", Topics.LINK_HEALTH, "ts",
             List.of(NODE, DEVICE, PORT, JOB_UID, NAMESPACE),
@@ -183,7 +184,9 @@ public final class Schema {
         fields.addAll(List.of(
                 rate(TX_UTILISATION, "fraction", "tx bytes/s over nominal rate"),
                 rate(RX_UTILISATION, "fraction", "rx bytes/s over nominal rate"),
-                rate(UTILISATION, "fraction", "the larger of tx and rx utilisation")));
+                rate(UTILISATION, "fraction", "the larger of tx and rx utilisation"),
+                field(SHARED_BY, FieldType.INTEGER, "count", "Running jobs holding the device (absent when "
+                        + "unassigned); above 1 the job_uid is the first of them", Rollup.MAX)));
         Arrays.stream(CounterClass.values()).forEach(c -> fields.add(field(errorsField(c), FieldType.INTEGER,
                 "count", "increments of " + c.wireName() + " counters", Rollup.SUM)));
         fields.add(field(ERRORS_OTHER, FieldType.INTEGER, "count", "increments of unknown classes", Rollup.SUM));

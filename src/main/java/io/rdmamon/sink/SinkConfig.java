@@ -83,7 +83,8 @@ public final class SinkConfig extends AbstractConfig {
             .define(TOPIC_ALERTS_CONFIG, Type.STRING, Topics.ALERTS, new ConfigDef.NonEmptyString(),
                     Importance.MEDIUM, "Topic of Alert records.")
             .define(TOPIC_DEAD_LETTER_CONFIG, Type.STRING, Topics.DEAD_LETTER, new ConfigDef.NonEmptyString(),
-                    Importance.MEDIUM, "Where unreadable records go, with the reason in the 'reason' header.")
+                    Importance.MEDIUM, "Where unreadable records go: a DeadLetter envelope (the "
+                    + "stream app's format) with the reason, also in header rdmamon.dead-letter.reason.")
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
                     Importance.LOW, METRICS_PORT_DOC)
             .define(METRICS_BIND_ADDRESS_CONFIG, Type.STRING, DEFAULT_METRICS_BIND_ADDRESS, Importance.LOW,

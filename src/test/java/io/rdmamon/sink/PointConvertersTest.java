@@ -85,12 +85,12 @@ class PointConvertersTest {
     @Test
     void shouldSumErrorClassesIntoFieldsAndTakeTheLargerUtilisationWhenWritingLinkHealth() {
         LinkHealth h = new LinkHealth(1, "gpu-07", "erdma_0", 1, TS, "4: ACTIVE", "LinkUp", 25_000_000_000L, 2.5E9,
-                null, 0.1, null, Map.of("drop", 3L, "linkDown", 1L, "futureClass", 2L), "uid-1", "team-a");
+                null, 0.1, null, Map.of("drop", 3L, "linkDown", 1L, "futureClass", 2L), "uid-1", "team-a", 2);
 
         assertThat(lines(new LinkHealthPoints().toPoints(h))).containsExactly(
                 "link_health,device=erdma_0,job_uid=uid-1,namespace=team-a,node=gpu-07,port=1 active=1i,"
                         + "errors_drop=3i,errors_link_down=1i,errors_other=2i,phys_state=\"LinkUp\","
-                        + "rate_bytes_per_sec=25000000000i,state=\"4: ACTIVE\",tx_bytes_per_sec=2500000000.0,"
+                        + "rate_bytes_per_sec=25000000000i,shared_by=2i,state=\"4: ACTIVE\",tx_bytes_per_sec=2500000000.0,"
                         + "tx_utilisation=0.1,utilisation=0.1 " + TS);
     }
 
