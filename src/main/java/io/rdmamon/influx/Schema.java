@@ -65,6 +65,7 @@ public final class Schema {
     public static final String SHARE = "share";
     public static final String ID = "id";
     public static final String SUMMARY = "summary";
+    public static final String RANKS = "ranks";
     public static final String FIRING = "firing";
     public static final String STARTS_AT_MS = "starts_at_ms";
     public static final String DETECTED_AT_MS = "detected_at_ms";
@@ -152,10 +153,11 @@ public final class Schema {
 
     public static final MeasurementSpec ALERT = new MeasurementSpec("alert", Topics.ALERTS,
             "detectedAt (firing), endsAt (resolved)",
-            List.of(TYPE, STATUS, SEVERITY, JOB, NAMESPACE, NODE, DEVICE, PORT, RANK),
+            List.of(TYPE, STATUS, SEVERITY, JOB, NAMESPACE, JOB_UID, NODE, DEVICE, PORT, RANK),
             List.of(
                     field(ID, FieldType.STRING, "", "incident id (stable per incident)", Rollup.LAST),
                     field(SUMMARY, FieldType.STRING, "", "human-readable summary"),
+                    field(RANKS, FieldType.STRING, "", "ranks concerned, as in labels.ranks (e.g. 4,5)"),
                     field(FIRING, FieldType.INTEGER, "0/1", "1 on the firing record, 0 on the resolved one",
                             Rollup.SUM),
                     field(STARTS_AT_MS, FieldType.INTEGER, "epoch ms", "when the condition began"),
@@ -165,7 +167,8 @@ public final class Schema {
                             Rollup.MAX),
                     field(DURATION_SECONDS, FieldType.FLOAT, "s", "endsAt - startsAt (resolved only)", Rollup.MEAN,
                             Rollup.MAX)),
-            ID, "one point per alert record (Alert), firing and resolved; rank from labels.rank");
+            ID, "one point per alert record (Alert), firing and resolved; job is the job name, job_uid comes from "
+                    + "labels.uid, rank from labels.ranks when it names a single rank");
 
     public static final List<MeasurementSpec> ALL = List.of(RDMA_PORT, RDMA_PORT_ERRORS, HOST_IFACE,
             HOST_IFACE_ERRORS, JOB_BANDWIDTH, JOB_RANK_BANDWIDTH, LINK_HEALTH, ALERT);
