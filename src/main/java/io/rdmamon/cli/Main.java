@@ -1,5 +1,6 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.capacity.CapacityCommand;
 import io.rdmamon.influx.InfluxCommand;
 import io.rdmamon.sink.SinkCommand;
 import org.apache.kafka.common.config.ConfigException;
@@ -9,7 +10,8 @@ import picocli.CommandLine.Command;
 /** {@code rdmamon}: one binary, several roles; each subcommand is a small class over the shared packages. */
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.",
-        subcommands = {CommandLine.HelpCommand.class, ConfigCommand.class, SinkCommand.class, InfluxCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, ConfigCommand.class, SinkCommand.class, InfluxCommand.class,
+                CapacityCommand.class})
 public final class Main {
 
     public static void main(String[] args) {
