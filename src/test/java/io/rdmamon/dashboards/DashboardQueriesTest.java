@@ -24,12 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DashboardQueriesTest {
     private static ScenarioDatabase db;
-    private static final long NOW = System.currentTimeMillis();
+    /** Grafana's "now": after the scenario's last record. */
+    private static long now;
     private final Map<String, GrafanaTemplate> templates = new HashMap<>();
 
     @BeforeAll
     static void loadScenario() {
         db = ScenarioDatabase.get();
+        now = System.currentTimeMillis();
     }
 
     @Test
@@ -99,7 +101,7 @@ class DashboardQueriesTest {
     }
 
     private GrafanaTemplate template(Dashboard d) {
-        return templates.computeIfAbsent(d.uid(), uid -> GrafanaTemplate.resolve(d.json(), NOW, this::firstColumn));
+        return templates.computeIfAbsent(d.uid(), uid -> GrafanaTemplate.resolve(d.json(), now, this::firstColumn));
     }
 
     private static Dashboard dashboard(String uid) {
