@@ -1,5 +1,6 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.alerts.AlertsConfig;
 import io.rdmamon.collector.CollectorConfig;
 import io.rdmamon.config.PropertiesDoc;
 import io.rdmamon.sink.SinkConfig;
@@ -16,20 +17,25 @@ import java.util.Map;
 @Command(name = "config", description = "Print a role's configuration keys, defaults and docs as a properties file.",
         mixinStandardHelpOptions = true)
 public final class ConfigCommand implements Runnable {
-    /** Role name → (title, definition, pass-through note). One entry per role with a configuration file. */
+    /** Role name → its default file, title, definition and pass-through note. One entry per configurable role. */
     static Map<String, Role> roles() {
         Map<String, Role> roles = new LinkedHashMap<>();
-        roles.put("collector", new Role("rdmamon collector: default configuration", CollectorConfig.CONFIG,
+        roles.put("collector", new Role("collector/collector.properties", "rdmamon collector: default configuration", CollectorConfig.CONFIG,
                 "Kafka producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, kafka.ssl.truststore.location, ...)."));
-        roles.put("sink", new Role("rdmamon sink: default configuration", SinkConfig.CONFIG,
+        roles.put("alerts", new Role("streams/alerts.properties", "rdmamon alerts: default configuration", AlertsConfig.CONFIG,
+                "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
+                        + "kafka.security.protocol, kafka.sasl.jaas.config, ...)."));
+        roles.put("sink", new Role("streams/sink.properties", "rdmamon sink: default configuration", SinkConfig.CONFIG,
                 "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers "
-                        + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.security.protocol, ...). "
+                        + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.max.poll.records default 5000, "
+                        + "kafka.security.protocol, ...; kafka.enable.auto.commit is always false). "
                         + "rdmamon influx init reads the influx.* keys of the same file."));
         return roles;
     }
 
-    record Role(String title, ConfigDef def, String passThroughNote) {
+    /** {@code file}: where the repository ships this role's default configuration. */
+    record Role(String file, String title, ConfigDef def, String passThroughNote) {
         String render() {
             return PropertiesDoc.render(title, def, passThroughNote);
         }

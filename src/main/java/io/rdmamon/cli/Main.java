@@ -1,7 +1,12 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.alerts.AlertsCommand;
+import io.rdmamon.bench.BenchCommand;
 import io.rdmamon.capacity.CapacityCommand;
+import io.rdmamon.collector.CollectorCommand;
+import io.rdmamon.demo.DemoCommand;
 import io.rdmamon.influx.InfluxCommand;
+import io.rdmamon.scenario.SimulateCommand;
 import io.rdmamon.sink.SinkCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
@@ -10,8 +15,18 @@ import picocli.CommandLine.Command;
 /** {@code rdmamon}: one binary, several roles; each subcommand is a small class over the shared packages. */
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.",
-        subcommands = {CommandLine.HelpCommand.class, ConfigCommand.class, SinkCommand.class, InfluxCommand.class,
-                CapacityCommand.class})
+        subcommands = {
+                CommandLine.HelpCommand.class,
+                CollectorCommand.class,
+                AlertsCommand.class,
+                BenchCommand.class,
+                ConfigCommand.class,
+                DemoCommand.class,
+                SimulateCommand.class,
+                SinkCommand.class,
+                InfluxCommand.class,
+                CapacityCommand.class,
+        })
 public final class Main {
 
     public static void main(String[] args) {

@@ -1,5 +1,7 @@
 package io.rdmamon.collector;
 
+import io.rdmamon.collector.eadm.EadmConfig;
+import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.model.Topics;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -74,7 +76,7 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
     private static final String METRICS_BIND_DOC = "Address the metrics endpoint binds to.";
 
-    public static final ConfigDef CONFIG = new ConfigDef()
+    public static final ConfigDef CONFIG = PublishConfig.define(EadmConfig.define(new ConfigDef()
             .define(NODE_CONFIG, Type.STRING, DEFAULT_NODE, Importance.HIGH, NODE_DOC)
             .define(INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_INTERVAL_MS, ConfigDef.Range.between(MIN_INTERVAL_MS, 3_600_000L),
                     Importance.HIGH, INTERVAL_MS_DOC)
@@ -93,7 +95,7 @@ public final class CollectorConfig extends AbstractConfig {
                     ConfigDef.Range.atLeast(1_000L), Importance.LOW, NO_DEVICE_WARN_INTERVAL_MS_DOC)
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
                     Importance.MEDIUM, METRICS_PORT_DOC)
-            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC);
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)));
 
     public CollectorConfig(Map<?, ?> originals) {
         super(CONFIG, originals, false);

@@ -61,7 +61,8 @@ public record InfluxSettings(String url, String database, String retentionPolicy
     public static final String RETENTION_POLICY_CONFIG = "influx.retention.policy";
     public static final String DEFAULT_RETENTION_POLICY = "rp_raw";
     private static final String RETENTION_POLICY_DOC = "Retention policy raw points are written to; influx init makes "
-            + "it the database's default, so queries without an RP read raw data.";
+            + "it the database's default, so queries without an RP read raw data. Empty: none is sent and the server's "
+            + "default applies (InfluxDB 3 Core, which has no retention policies).";
 
     public static final String RETENTION_DURATION_CONFIG = "influx.retention.duration";
     public static final String DEFAULT_RETENTION_DURATION = "7d";
@@ -84,6 +85,7 @@ public record InfluxSettings(String url, String database, String retentionPolicy
             + "After a longer outage run 'rdmamon influx init --backfill <duration>'.";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
+    private static final Pattern OPTIONAL_IDENTIFIER = Pattern.compile("|" + IDENTIFIER.pattern());
     private static final Pattern INFLUX_DURATION = Pattern.compile("INF|\\d+[smhdw]");
 
     /** Adds the {@code influx.*} keys to {@code def}. */
@@ -103,7 +105,7 @@ public record InfluxSettings(String url, String database, String retentionPolicy
                 .define(REQUEST_TIMEOUT_MS_CONFIG, Type.INT, DEFAULT_REQUEST_TIMEOUT_MS, ConfigDef.Range.atLeast(1),
                         Importance.LOW, REQUEST_TIMEOUT_MS_DOC)
                 .define(RETENTION_POLICY_CONFIG, Type.STRING, DEFAULT_RETENTION_POLICY,
-                        matching(IDENTIFIER, "a name"), Importance.MEDIUM, RETENTION_POLICY_DOC)
+                        matching(OPTIONAL_IDENTIFIER, "a name or empty"), Importance.MEDIUM, RETENTION_POLICY_DOC)
                 .define(RETENTION_DURATION_CONFIG, Type.STRING, DEFAULT_RETENTION_DURATION,
                         matching(INFLUX_DURATION, "an InfluxQL duration"), Importance.MEDIUM, RETENTION_DURATION_DOC)
                 .define(ROLLUP_RETENTION_POLICY_CONFIG, Type.STRING, DEFAULT_ROLLUP_RETENTION_POLICY,

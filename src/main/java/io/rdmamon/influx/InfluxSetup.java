@@ -24,6 +24,10 @@ public final class InfluxSetup {
     private final InfluxSettings settings;
 
     public InfluxSetup(InfluxDB influx, InfluxSettings settings) {
+        if (settings.retentionPolicy().isEmpty()) {
+            throw new IllegalArgumentException("influx init needs a named raw retention policy ("
+                    + InfluxSettings.RETENTION_POLICY_CONFIG + "); an empty one is for InfluxDB 3 Core, see the docs");
+        }
         this.influx = influx;
         this.settings = settings;
     }

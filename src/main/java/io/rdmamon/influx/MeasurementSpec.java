@@ -26,7 +26,13 @@ public record MeasurementSpec(String name, String source, String timestamp, List
     }
 
     public Optional<FieldSpec> field(String fieldName) {
-        return fields.stream().filter(f -> f.name().equals(fieldName)).findFirst();
+        // a plain loop: the sink calls this for every field of every point
+        for (FieldSpec f : fields) {
+            if (f.name().equals(fieldName)) {
+                return Optional.of(f);
+            }
+        }
+        return Optional.empty();
     }
 
     public enum FieldType { FLOAT, INTEGER, STRING, BOOLEAN }

@@ -61,9 +61,11 @@ public final class Schema {
     public static final String RANK_MEDIAN_BYTES_PER_SEC = "rank_median_bytes_per_sec";
     public static final String RANK_MAX_BYTES_PER_SEC = "rank_max_bytes_per_sec";
     public static final String ESTIMATED = "estimated";
+    public static final String SHARED_BY = "shared_by";
     public static final String SHARE = "share";
     public static final String ID = "id";
     public static final String SUMMARY = "summary";
+    public static final String RANKS = "ranks";
     public static final String FIRING = "firing";
     public static final String STARTS_AT_MS = "starts_at_ms";
     public static final String DETECTED_AT_MS = "detected_at_ms";
@@ -81,17 +83,11 @@ public final class Schema {
 
     public static final MeasurementSpec RDMA_PORT = new MeasurementSpec("rdma_port", Topics.PORT_SAMPLES, "ts",
             List.of(NODE, DEVICE, PORT, SOURCE, LINK_LAYER),
-            List.of(
-                    field(INTERVAL_SECONDS, FieldType.FLOAT, "s", "sampling interval (0 on a port's first sample)",
-                            Rollup.MAX),
-                    field(STATE, FieldType.STRING, "", "port state, e.g. ACTIVE, DOWN", Rollup.LAST),
-                    field(PHYS_STATE, FieldType.STRING, "", "physical state, e.g. LinkUp", Rollup.LAST),
-                    field(ACTIVE, FieldType.INTEGER, "0/1", "1 when state is ACTIVE", Rollup.MIN, Rollup.MEAN),
-                    field(RATE_BYTES_PER_SEC, FieldType.INTEGER, BPS, "nominal port rate", Rollup.MAX, Rollup.MIN),
-                    rate(TX_BYTES_PER_SEC, BPS, "bytes sent"),
-                    rate(RX_BYTES_PER_SEC, BPS, "bytes received"),
-                    rate(TX_PACKETS_PER_SEC, "packets/s", "packets sent"),
-                    rate(RX_PACKETS_PER_SEC, "packets/s", "packets received")),
+            concat(List.of(field(INTERVAL_SECONDS, FieldType.FLOAT, "s",
+                            "sampling interval (0 on a port's first sample)", Rollup.MAX)),
+                    portStateAndTraffic(),
+                    List.of(rate(TX_PACKETS_PER_SEC, "packets/s", "packets sent"),
+                            rate(RX_PACKETS_PER_SEC, "packets/s", "packets received"))),
             INTERVAL_SECONDS, "one RDMA port's traffic over one sampling interval (PortSample)");
 
     public static final MeasurementSpec RDMA_PORT_ERRORS = new MeasurementSpec("rdma_port_errors",
@@ -144,10 +140,10 @@ public final class Schema {
                     rate(TX_BYTES_PER_SEC, BPS, "rank's bytes sent over all its devices"),
                     rate(RX_BYTES_PER_SEC, BPS, "rank's bytes received over all its devices"),
                     rate(BYTES_PER_SEC, BPS, "tx + rx"),
-                    field(SHARE, FieldType.FLOAT, "fraction", "rank's share of the job's bytes", Rollup.MEAN,
-                            Rollup.MIN, Rollup.MAX),
+                    field(SHARE, FieldType.FLOAT, "fraction", "rank's share of the job's bytes (absent when the job "
+                            + "moved nothing)", Rollup.MEAN, Rollup.MIN, Rollup.MAX),
                     field(ESTIMATED, FieldType.BOOLEAN, "", "true when split from a shared device", Rollup.LAST)),
-            SHARE, "one point per rank per window (JobBandwidth.ranks)");
+            BYTES_PER_SEC, "one point per rank per window (JobBandwidth.ranks)");
 
     public static final MeasurementSpec LINK_HEALTH = new MeasurementSpec("link_health", Topics.LINK_HEALTH, "ts",
             List.of(NODE, DEVICE, PORT, JOB_UID, NAMESPACE),
@@ -157,10 +153,11 @@ public final class Schema {
 
     public static final MeasurementSpec ALERT = new MeasurementSpec("alert", Topics.ALERTS,
             "detectedAt (firing), endsAt (resolved)",
-            List.of(TYPE, STATUS, SEVERITY, JOB, NAMESPACE, NODE, DEVICE, PORT, RANK),
+            List.of(TYPE, STATUS, SEVERITY, JOB, NAMESPACE, JOB_UID, NODE, DEVICE, PORT, RANK),
             List.of(
                     field(ID, FieldType.STRING, "", "incident id (stable per incident)", Rollup.LAST),
                     field(SUMMARY, FieldType.STRING, "", "human-readable summary"),
+                    field(RANKS, FieldType.STRING, "", "ranks concerned, as in labels.ranks (e.g. 4,5)"),
                     field(FIRING, FieldType.INTEGER, "0/1", "1 on the firing record, 0 on the resolved one",
                             Rollup.SUM),
                     field(STARTS_AT_MS, FieldType.INTEGER, "epoch ms", "when the condition began"),
@@ -170,7 +167,8 @@ public final class Schema {
                             Rollup.MAX),
                     field(DURATION_SECONDS, FieldType.FLOAT, "s", "endsAt - startsAt (resolved only)", Rollup.MEAN,
                             Rollup.MAX)),
-            ID, "one point per alert record (Alert), firing and resolved; rank from labels.rank");
+            ID, "one point per alert record (Alert), firing and resolved; job is the job name, job_uid comes from "
+                    + "labels.uid, rank from labels.ranks when it names a single rank");
 
     public static final List<MeasurementSpec> ALL = List.of(RDMA_PORT, RDMA_PORT_ERRORS, HOST_IFACE,
             HOST_IFACE_ERRORS, JOB_BANDWIDTH, JOB_RANK_BANDWIDTH, LINK_HEALTH, ALERT);
@@ -185,20 +183,35 @@ public final class Schema {
     }
 
     private static List<FieldSpec> linkHealthFields() {
-        List<FieldSpec> fields = new ArrayList<>(List.of(
+        List<FieldSpec> fields = new ArrayList<>(portStateAndTraffic());
+        fields.addAll(List.of(
+                rate(TX_UTILISATION, "fraction", "tx bytes/s over nominal rate"),
+                rate(RX_UTILISATION, "fraction", "rx bytes/s over nominal rate"),
+                rate(UTILISATION, "fraction", "the larger of tx and rx utilisation"),
+                field(SHARED_BY, FieldType.INTEGER, "count", "Running jobs holding the device (absent when "
+                        + "unassigned); above 1 the job_uid is the first of them", Rollup.MAX)));
+        Arrays.stream(CounterClass.values()).forEach(c -> fields.add(field(errorsField(c), FieldType.INTEGER,
+                "count", "increments of " + c.wireName() + " counters", Rollup.SUM)));
+        fields.add(field(ERRORS_OTHER, FieldType.INTEGER, "count", "increments of unknown classes", Rollup.SUM));
+        return fields;
+    }
+
+    /** What a port sample and a link health record both say about a port. */
+    private static List<FieldSpec> portStateAndTraffic() {
+        return List.of(
                 field(STATE, FieldType.STRING, "", "port state, e.g. ACTIVE, DOWN", Rollup.LAST),
                 field(PHYS_STATE, FieldType.STRING, "", "physical state, e.g. LinkUp", Rollup.LAST),
                 field(ACTIVE, FieldType.INTEGER, "0/1", "1 when state is ACTIVE", Rollup.MIN, Rollup.MEAN),
                 field(RATE_BYTES_PER_SEC, FieldType.INTEGER, BPS, "nominal port rate", Rollup.MAX, Rollup.MIN),
                 rate(TX_BYTES_PER_SEC, BPS, "bytes sent"),
-                rate(RX_BYTES_PER_SEC, BPS, "bytes received"),
-                rate(TX_UTILISATION, "fraction", "tx bytes/s over nominal rate"),
-                rate(RX_UTILISATION, "fraction", "rx bytes/s over nominal rate"),
-                rate(UTILISATION, "fraction", "the larger of tx and rx utilisation")));
-        Arrays.stream(CounterClass.values()).forEach(c -> fields.add(field(errorsField(c), FieldType.INTEGER,
-                "count", "increments of " + c.wireName() + " counters", Rollup.SUM)));
-        fields.add(field(ERRORS_OTHER, FieldType.INTEGER, "count", "increments of unknown classes", Rollup.SUM));
-        return fields;
+                rate(RX_BYTES_PER_SEC, BPS, "bytes received"));
+    }
+
+    @SafeVarargs
+    private static List<FieldSpec> concat(List<FieldSpec>... parts) {
+        List<FieldSpec> all = new ArrayList<>();
+        Arrays.stream(parts).forEach(all::addAll);
+        return all;
     }
 
     private static FieldSpec rate(String name, String unit, String doc) {

@@ -12,7 +12,7 @@ public final class SchemaDoc {
         for (MeasurementSpec m : Schema.ALL) {
             sb.append("#### `").append(m.name()).append("` (from `").append(m.source()).append("`, time = `")
                     .append(m.timestamp()).append("`)\n\n");
-            sb.append(m.doc()).append(".\n\n");
+            sb.append(Character.toUpperCase(m.doc().charAt(0))).append(m.doc().substring(1)).append(".\n\n");
             sb.append("Tags: ").append(m.tags().stream().map(t -> "`" + t + "`").collect(Collectors.joining(", ")))
                     .append("\n\n");
             sb.append("| field | type | unit | 1-minute rollup | meaning |\n|---|---|---|---|---|\n");

@@ -35,8 +35,12 @@ public record JobBandwidth(
         ranks = ranks == null ? List.of() : ranks;
     }
 
-    /** One rank's traffic in the window (tx + rx over all its devices) and its share of the job's total. */
-    public record RankBandwidth(int rank, String node, double txBytesPerSec, double rxBytesPerSec, double share,
+    /**
+     * One rank's traffic in the window (tx + rx over all its devices) and its share of the job's total; {@code share}
+     * is null when the job moved no bytes in the window (a share of nothing is unknown, not 0). {@code estimated} is
+     * true when the rank's bytes were split from a device it shares (with another job, or with other ranks of its job).
+     */
+    public record RankBandwidth(int rank, String node, double txBytesPerSec, double rxBytesPerSec, Double share,
                                 boolean estimated) {
     }
 }

@@ -31,14 +31,17 @@ final class AlertPoints implements PointConverter<Alert> {
             throw new IllegalArgumentException("status must be firing or resolved, not " + a.status());
         }
         long time = firing || a.endsAt() == null ? a.detectedAt() : a.endsAt();
+        String ranks = a.labels().getOrDefault(RANKS, a.labels().get(RANK));
         List<Point> points = new ArrayList<>(1);
         SchemaPoint.of(ALERT, time)
                 .tag(TYPE, a.type()).tag(STATUS, a.status()).tag(SEVERITY, a.severity())
                 .tag(JOB, a.job()).tag(NAMESPACE, a.namespace())
                 .tag(NODE, a.node()).tag(DEVICE, a.device()).tag(PORT, a.port())
-                .tag(RANK, rank(a.labels().get(RANK)))
+                .tag(JOB_UID, a.labels().get("uid"))
+                .tag(RANK, singleRank(ranks))
                 .field(ID, a.id())
                 .field(SUMMARY, a.summary())
+                .field(RANKS, ranks)
                 .field(FIRING, firing ? 1L : 0L)
                 .field(STARTS_AT_MS, a.startsAt())
                 .field(DETECTED_AT_MS, a.detectedAt())
@@ -49,8 +52,8 @@ final class AlertPoints implements PointConverter<Alert> {
         return points;
     }
 
-    /** Only a rank number is a tag: a free-text label would not have bounded cardinality. */
-    private static String rank(String label) {
-        return label != null && label.strip().matches("\\d{1,6}") ? label.strip() : null;
+    /** Only one rank number is a tag; a list ("4,5") or free text stays in the {@code ranks} field. */
+    private static String singleRank(String ranks) {
+        return ranks != null && ranks.strip().matches("\\d{1,6}") ? ranks.strip() : null;
     }
 }

@@ -97,10 +97,16 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
     /** Stops the loop (from any thread) and waits up to 30 s for it to finish the current write. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        boolean first = !closing;
         closing = true;
         if (!started.get()) {
-            closeResources();
+            if (first) {
+                closeResources();
+            }
+            return;
+        }
+        if (finished.getCount() == 0) {
             return;
         }
         consumer.wakeup();

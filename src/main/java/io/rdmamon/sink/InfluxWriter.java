@@ -33,7 +33,8 @@ final class InfluxWriter {
     InfluxWriter(InfluxDB influx, InfluxSettings settings, SinkMetrics metrics) {
         this.influx = influx;
         this.database = settings.database();
-        this.retentionPolicy = settings.retentionPolicy();
+        // empty: let the server pick (3 Core has no retention policies)
+        this.retentionPolicy = settings.retentionPolicy().isEmpty() ? null : settings.retentionPolicy();
         this.metrics = metrics;
     }
 

@@ -40,7 +40,8 @@ final class LinkHealthPoints implements PointConverter<LinkHealth> {
                 .field(RX_BYTES_PER_SEC, h.rxBytesPerSec())
                 .field(TX_UTILISATION, h.txUtilisation())
                 .field(RX_UTILISATION, h.rxUtilisation())
-                .field(UTILISATION, larger(h.txUtilisation(), h.rxUtilisation()));
+                .field(UTILISATION, larger(h.txUtilisation(), h.rxUtilisation()))
+                .field(SHARED_BY, h.sharedBy() == null ? null : (long) h.sharedBy());
         Map<String, Long> byField = h.errorClasses().entrySet().stream()
                 .filter(e -> e.getValue() != null)
                 .collect(Collectors.groupingBy(e -> FIELD_BY_CLASS.getOrDefault(e.getKey(), ERRORS_OTHER),

@@ -36,7 +36,11 @@ final class SchemaPoint {
             throw new IllegalStateException(spec.name() + " declares no tag " + key);
         }
         if (value != null) {
-            String text = oneLine(value.toString()).replace('\\', '/').strip();
+            String text = oneLine(value.toString());
+            if (text.indexOf('\\') >= 0) {
+                text = text.replace('\\', '/');
+            }
+            text = text.strip();
             if (!text.isEmpty()) {
                 builder.tag(key, text);
             }
@@ -45,38 +49,33 @@ final class SchemaPoint {
     }
 
     SchemaPoint field(String key, Double value) {
-        declared(key, FieldType.FLOAT);
-        if (value != null && Double.isFinite(value)) {
-            builder.addField(key, value.doubleValue());
-            fields++;
-        }
-        return this;
+        return put(key, FieldType.FLOAT, value != null && Double.isFinite(value) ? value : null);
     }
 
     SchemaPoint field(String key, Long value) {
-        declared(key, FieldType.INTEGER);
-        if (value != null) {
-            builder.addField(key, value.longValue());
-            fields++;
-        }
-        return this;
+        return put(key, FieldType.INTEGER, value);
     }
 
     SchemaPoint field(String key, String value) {
-        declared(key, FieldType.STRING);
-        if (value != null) {
-            builder.addField(key, oneLine(value));
-            fields++;
-        }
-        return this;
+        return put(key, FieldType.STRING, value == null ? null : oneLine(value));
     }
 
     SchemaPoint field(String key, Boolean value) {
-        declared(key, FieldType.BOOLEAN);
-        if (value != null) {
-            builder.addField(key, value.booleanValue());
-            fields++;
+        return put(key, FieldType.BOOLEAN, value);
+    }
+
+    private SchemaPoint put(String key, FieldType type, Object value) {
+        declared(key, type);
+        if (value instanceof Number number) {
+            builder.addField(key, number);
+        } else if (value instanceof String text) {
+            builder.addField(key, text);
+        } else if (value instanceof Boolean flag) {
+            builder.addField(key, flag.booleanValue());
+        } else {
+            return this;
         }
+        fields++;
         return this;
     }
 
@@ -98,6 +97,9 @@ final class SchemaPoint {
     }
 
     private static String oneLine(String text) {
+        if (text.indexOf('\n') < 0 && text.indexOf('\r') < 0 && text.indexOf('\t') < 0) {
+            return text;
+        }
         return text.replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ').replace('\t', ' ');
     }
 }

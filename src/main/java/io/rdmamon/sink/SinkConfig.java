@@ -63,7 +63,7 @@ public final class SinkConfig extends AbstractConfig {
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
             ConsumerConfig.GROUP_ID_CONFIG, "rdmamon-sink",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_BATCH_MAX_POINTS);
 
     public static final ConfigDef CONFIG = InfluxSettings.define(new ConfigDef())
             .define(BATCH_MAX_POINTS_CONFIG, Type.INT, DEFAULT_BATCH_MAX_POINTS, ConfigDef.Range.between(1, 100_000),
@@ -83,7 +83,8 @@ public final class SinkConfig extends AbstractConfig {
             .define(TOPIC_ALERTS_CONFIG, Type.STRING, Topics.ALERTS, new ConfigDef.NonEmptyString(),
                     Importance.MEDIUM, "Topic of Alert records.")
             .define(TOPIC_DEAD_LETTER_CONFIG, Type.STRING, Topics.DEAD_LETTER, new ConfigDef.NonEmptyString(),
-                    Importance.MEDIUM, "Where unreadable records go, with the reason in the 'reason' header.")
+                    Importance.MEDIUM, "Where unreadable records go: a DeadLetter envelope (the "
+                    + "stream app's format) with the reason, also in header rdmamon.dead-letter.reason.")
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
                     Importance.LOW, METRICS_PORT_DOC)
             .define(METRICS_BIND_ADDRESS_CONFIG, Type.STRING, DEFAULT_METRICS_BIND_ADDRESS, Importance.LOW,

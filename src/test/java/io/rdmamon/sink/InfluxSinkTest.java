@@ -5,9 +5,11 @@ import io.rdmamon.influx.MeasurementSpec;
 import io.rdmamon.influx.Schema;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.LinkHealth;
 import io.rdmamon.model.PortSample;
+import io.rdmamon.streams.DeadLetter;
 import io.rdmamon.testing.LocalInfluxd;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +63,7 @@ class InfluxSinkTest {
                 new JobBandwidth.RankBandwidth(0, "gpu-01", 1.0E9, 0.5E9, 0.375, false),
                 new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true))));
         fixture.send(fixture.linkTopic, "gpu-07/erdma_0/1", new LinkHealth(1, "gpu-07", "erdma_0", 1, TS, "DOWN",
-                "Polling", 25_000_000_000L, 0.0, 0.0, 0.0, 0.0, Map.of("linkDown", 1L), "uid-1", "team-a"));
+                "Polling", 25_000_000_000L, 0.0, 0.0, 0.0, 0.0, Map.of("linkDown", 1L), "uid-1", "team-a", 1));
         fixture.send(fixture.alertTopic, "a1", new Alert(1, "LINK_DOWN:gpu-07/erdma_0/1:" + TS, Alert.LINK_DOWN,
                 Alert.FIRING, "critical", "llama", "team-a", "gpu 07,a=b", "erdma_0", 1, TS - 3_000, TS, null,
                 "link \"erdma_0\" down\non gpu-07", Map.of()));
@@ -96,7 +99,8 @@ class InfluxSinkTest {
                         "tx_bytes_per_sec", 2.0E9));
         assertThat(only("link_health")).isEqualTo(row("time", TS, "active", 0.0, "device", "erdma_0",
                 "errors_drop", null, "errors_link_down", 1.0, "job_uid", "uid-1", "namespace", "team-a",
-                "node", "gpu-07", "phys_state", "Polling", "port", "1", "rate_bytes_per_sec", 2.5E10, "state", "DOWN",
+                "node", "gpu-07", "phys_state", "Polling", "port", "1", "rate_bytes_per_sec", 2.5E10, "shared_by", 1.0,
+                "state", "DOWN",
                 "tx_bytes_per_sec", 0.0, "rx_bytes_per_sec", 0.0, "tx_utilisation", 0.0, "rx_utilisation", 0.0,
                 "utilisation", 0.0));
         assertThat(only("alert")).isEqualTo(row("time", TS, "detected_at_ms", (double) TS,
@@ -125,14 +129,20 @@ class InfluxSinkTest {
 
         List<ConsumerRecord<byte[], byte[]>> dead = readDeadLetters(3);
 
-        assertThat(dead).extracting(r -> header(r, DeadLetters.REASON_HEADER)).containsExactlyInAnyOrder(
+        assertThat(dead).extracting(r -> header(r, DeadLetter.REASON_HEADER)).containsExactlyInAnyOrder(
                 "not valid JSON for this topic: Unrecognized token 'not': was expecting (JSON String, Number, Array, "
                         + "Object or token 'null', 'true' or 'false')",
                 "unsupported schema version v=99 (this sink reads v=1..1)",
                 "missing id");
-        assertThat(dead).extracting(r -> header(r, DeadLetters.SOURCE_TOPIC_HEADER))
+        assertThat(dead).extracting(r -> header(r, DeadLetter.TOPIC_HEADER))
                 .containsOnly(fixture.portTopic, fixture.alertTopic);
-        assertThat(dead).allSatisfy(r -> assertThat(header(r, DeadLetters.FAILED_BY_HEADER)).isEqualTo("sink"));
+        DeadLetter notJson = dead.stream().map(r -> envelope(r.value()))
+                .filter(d -> d.reason().startsWith("not valid JSON")).findFirst().orElseThrow();
+        assertThat(notJson.sourceTopic()).isEqualTo(fixture.portTopic);
+        assertThat(notJson.offset()).isEqualTo(1L);
+        assertThat(notJson.key()).isEqualTo("n1/mlx5_0/1");
+        assertThat(Base64.getDecoder().decode(notJson.valueBase64())).asString(StandardCharsets.UTF_8)
+                .isEqualTo("not json at all");
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.count("rdma_port", "tx_bytes_per_sec") == 2);
         await().atMost(Duration.ofSeconds(10)).until(() -> fixture.committed(fixture.portTopic) == 4
                 && fixture.committed(fixture.alertTopic) == 1);
@@ -201,6 +211,14 @@ class InfluxSinkTest {
             });
         }
         return records;
+    }
+
+    private static DeadLetter envelope(byte[] json) {
+        try {
+            return Json.MAPPER.readValue(json, DeadLetter.class);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String name) {

@@ -85,12 +85,12 @@ class PointConvertersTest {
     @Test
     void shouldSumErrorClassesIntoFieldsAndTakeTheLargerUtilisationWhenWritingLinkHealth() {
         LinkHealth h = new LinkHealth(1, "gpu-07", "erdma_0", 1, TS, "4: ACTIVE", "LinkUp", 25_000_000_000L, 2.5E9,
-                null, 0.1, null, Map.of("drop", 3L, "linkDown", 1L, "futureClass", 2L), "uid-1", "team-a");
+                null, 0.1, null, Map.of("drop", 3L, "linkDown", 1L, "futureClass", 2L), "uid-1", "team-a", 2);
 
         assertThat(lines(new LinkHealthPoints().toPoints(h))).containsExactly(
                 "link_health,device=erdma_0,job_uid=uid-1,namespace=team-a,node=gpu-07,port=1 active=1i,"
                         + "errors_drop=3i,errors_link_down=1i,errors_other=2i,phys_state=\"LinkUp\","
-                        + "rate_bytes_per_sec=25000000000i,state=\"4: ACTIVE\",tx_bytes_per_sec=2500000000.0,"
+                        + "rate_bytes_per_sec=25000000000i,shared_by=2i,state=\"4: ACTIVE\",tx_bytes_per_sec=2500000000.0,"
                         + "tx_utilisation=0.1,utilisation=0.1 " + TS);
     }
 
@@ -105,25 +105,27 @@ class PointConvertersTest {
     @Test
     void shouldKeepTheAlertIdAsAFieldAndStampFiringAtDetectionAndResolvedAtTheEnd() {
         Alert firing = new Alert(1, "STALLED_SYNC:uid-1:1767225590000", Alert.STALLED_SYNC, Alert.FIRING, "critical",
-                "llama", "team-a", null, null, null, TS - 10_000, TS, null, "job llama stalled", Map.of("rank", "3"));
+                "llama", "team-a", null, null, null, TS - 10_000, TS, null, "job llama stalled", Map.of("uid", "uid-1",
+                "ranks", "3"));
         Alert resolved = new Alert(1, firing.id(), Alert.STALLED_SYNC, Alert.RESOLVED, "critical", "llama", "team-a",
-                null, null, null, TS - 10_000, TS, TS + 60_000, "job llama recovered", Map.of());
+                null, null, null, TS - 10_000, TS, TS + 60_000, "job llama recovered", Map.of("ranks", "4,5"));
 
         assertThat(lines(new AlertPoints().toPoints(firing))).containsExactly(
-                "alert,job=llama,namespace=team-a,rank=3,severity=critical,status=firing,type=STALLED_SYNC "
-                        + "detected_at_ms=" + TS + "i,detection_delay_seconds=10.0,firing=1i,"
-                        + "id=\"STALLED_SYNC:uid-1:1767225590000\",starts_at_ms=" + (TS - 10_000) + "i,"
+                "alert,job=llama,job_uid=uid-1,namespace=team-a,rank=3,severity=critical,status=firing,"
+                        + "type=STALLED_SYNC detected_at_ms=" + TS + "i,detection_delay_seconds=10.0,firing=1i,"
+                        + "id=\"STALLED_SYNC:uid-1:1767225590000\",ranks=\"3\",starts_at_ms=" + (TS - 10_000) + "i,"
                         + "summary=\"job llama stalled\" " + TS);
         assertThat(lines(new AlertPoints().toPoints(resolved))).singleElement().asString()
                 .startsWith("alert,job=llama,namespace=team-a,severity=critical,status=resolved,type=STALLED_SYNC ")
-                .contains("duration_seconds=70.0", "ends_at_ms=" + (TS + 60_000) + "i", "firing=0i")
+                .contains("duration_seconds=70.0", "ends_at_ms=" + (TS + 60_000) + "i", "firing=0i", "ranks=\"4,5\"")
+                .doesNotContain("rank=")
                 .endsWith(" " + (TS + 60_000));
     }
 
     @Test
     void shouldEscapeLineProtocolSpecialsWhenNamesContainThem() {
         Alert a = new Alert(1, "id \"1\"", "LINK_DOWN", Alert.FIRING, "warning", null, null, "gpu 07,rack=a\\b",
-                "mlx5_0", 1, TS, TS, null, "port \"down\"\nsee C:\\logs", Map.of("rank", "not a number"));
+                "mlx5_0", 1, TS, TS, null, "port \"down\"\nsee C:\\logs", Map.of("ranks", "not a number"));
 
         assertThat(lines(new AlertPoints().toPoints(a))).singleElement().asString()
                 .startsWith("alert,device=mlx5_0,node=gpu\\ 07\\,rack\\=a/b,port=1,severity=warning,status=firing,")

@@ -168,10 +168,10 @@ public final class ClusterScenario {
             Rank rank = ALLOCATION.get(link);
             linkHealth.add(new LinkHealth(1, link.node(), link.device(), link.port(), t, state, phys, RATE, tx, rx,
                     tx / RATE, rx / RATE, classes, rank == null ? null : rank.uid(),
-                    rank == null ? null : rank.namespace()));
+                    rank == null ? null : rank.namespace(), rank == null ? null : 1));
             if (rank != null) {
                 ranksByJob.computeIfAbsent(rank.uid(), k -> new ArrayList<>())
-                        .add(new RankBandwidth(rank.rank(), link.node(), tx, rx, 0, false));
+                        .add(new RankBandwidth(rank.rank(), link.node(), tx, rx, null, false));
             }
         }
         ranksByJob.forEach((uid, ranks) -> jobBandwidth.add(jobWindow(uid, t, ranks)));
@@ -211,7 +211,7 @@ public final class ClusterScenario {
         double rx = measured.stream().mapToDouble(RankBandwidth::rxBytesPerSec).sum();
         List<RankBandwidth> ranks = measured.stream()
                 .map(r -> new RankBandwidth(r.rank(), r.node(), r.txBytesPerSec(), r.rxBytesPerSec(),
-                        tx + rx == 0 ? 0 : (r.txBytesPerSec() + r.rxBytesPerSec()) / (tx + rx), false))
+                        tx + rx == 0 ? null : (r.txBytesPerSec() + r.rxBytesPerSec()) / (tx + rx), false))
                 .sorted(Comparator.comparingInt(RankBandwidth::rank))
                 .toList();
         double[] perRank = ranks.stream().mapToDouble(r -> r.txBytesPerSec() + r.rxBytesPerSec()).sorted().toArray();
@@ -239,8 +239,14 @@ public final class ClusterScenario {
         Long endsAt = ended < 0 ? null : end - ended * 60_000L;
         String subject = job != null ? job.namespace() + "/" + job.job() : link.toString();
         String id = type + ":" + subject + ":" + startsAt;
-        Map<String, String> labels = job != null && link != null ? Map.of("rank", String.valueOf(job.rank()))
-                : Map.of();
+        // as the stream app labels them: the job's uid, and the ranks on the port or the straggling ranks
+        Map<String, String> labels = new LinkedHashMap<>();
+        if (job != null) {
+            labels.put("uid", job.uid());
+            if (link != null) {
+                labels.put("ranks", String.valueOf(job.rank()));
+            }
+        }
         String jobName = job == null ? null : job.job();
         String namespace = job == null ? null : job.namespace();
         String node = link == null ? null : link.node();

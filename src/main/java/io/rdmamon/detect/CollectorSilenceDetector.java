@@ -1,0 +1,125 @@
+package io.rdmamon.detect;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmamon.config.StoreType;
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.JsonSerde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * COLLECTOR_SILENT: a node from which no sample (port or host interface) arrived for
+ * {@code streams.collector.silent.after.ms}. Keyed by node. Silence cannot be seen in event time when nothing
+ * arrives, so a wall-clock punctuator checks every {@code streams.punctuate.interval.ms}; the alert's times are
+ * still event times: {@code startsAt} = the node's last sample + its interval (the first missing sample),
+ * {@code detectedAt} = last sample + the wall time waited. It resolves at the first new sample.
+ *
+ * <p>Arrival times are kept in memory only: after a restart every node counts as just seen, so the app's own downtime
+ * is never reported as collector silence. This is never a stall: {@link StallDetector} treats a silent node's ports
+ * as unknown.
+ */
+public final class CollectorSilenceDetector implements Processor<String, Heartbeat, String, Alert> {
+    static final String STORE = "collector-silent-state";
+
+    private final long silentAfterMs;
+    private final long forgetMs;
+    private final Duration interval;
+    private final AlertOutput output;
+    private final Map<String, Long> arrivedAt = new HashMap<>();
+    private ProcessorContext<String, Alert> context;
+    private KeyValueStore<String, Heartbeat> lastSeen;
+    private IncidentBook incidents;
+    private long startedAt;
+
+    private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output) {
+        this.silentAfterMs = cfg.collectorSilentAfterMs();
+        this.forgetMs = cfg.collectorForgetMs();
+        this.interval = interval;
+        this.output = output;
+    }
+
+    public static ProcessorSupplier<String, Heartbeat, String, Alert> supplier(DetectorConfig cfg,
+                                                                               Duration punctuateInterval,
+                                                                               MeterRegistry registry,
+                                                                               StoreType storeType) {
+        AlertOutput output = new AlertOutput(registry);
+        return new ProcessorSupplier<>() {
+            @Override
+            public Processor<String, Heartbeat, String, Alert> get() {
+                return new CollectorSilenceDetector(cfg, punctuateInterval, output);
+            }
+
+            @Override
+            public Set<StoreBuilder<?>> stores() {
+                return Set.of(Stores.keyValueStoreBuilder(storeType.keyValue(STORE), Serdes.String(),
+                                JsonSerde.of(Heartbeat.class)).withCachingEnabled(),
+                        DetectorProcessor.incidentStore(Alert.COLLECTOR_SILENT, storeType));
+            }
+        };
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Alert> context) {
+        this.context = context;
+        this.lastSeen = context.getStateStore(STORE);
+        this.incidents = new IncidentBook(Alert.COLLECTOR_SILENT, context.getStateStore(
+                DetectorProcessor.storeName(Alert.COLLECTOR_SILENT) + "-incidents"));
+        this.startedAt = context.currentSystemTimeMs();
+        context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::checkSilence);
+    }
+
+    @Override
+    public void process(Record<String, Heartbeat> record) {
+        Heartbeat beat = record.value();
+        arrivedAt.put(beat.node(), context.currentSystemTimeMs());
+        Heartbeat previous = lastSeen.get(beat.node());
+        if (previous == null || beat.ts() > previous.ts()) {
+            lastSeen.put(beat.node(), beat);
+        }
+        publish(incidents.apply(beat.node(), Observation.cleared(Subject.node(beat.node()), beat.ts())));
+    }
+
+    private void checkSilence(long wallNow) {
+        List<KeyValue<String, Heartbeat>> nodes = new ArrayList<>();
+        try (KeyValueIterator<String, Heartbeat> it = lastSeen.all()) {
+            it.forEachRemaining(nodes::add);
+        }
+        for (KeyValue<String, Heartbeat> entry : nodes) {
+            Heartbeat last = entry.value;
+            long waited = wallNow - arrivedAt.getOrDefault(entry.key, startedAt);
+            if (waited >= forgetMs) {
+                lastSeen.delete(entry.key);
+                arrivedAt.remove(entry.key);
+                incidents.closeAll(entry.key, last.ts() + waited).forEach(this::publish);
+            } else if (waited >= silentAfterMs) {
+                long firstMissing = last.ts() + Math.max(last.intervalMs(), 1);
+                Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
+                        + entry.key + " silent: no sample for " + waited / 1000 + " s (last sample at "
+                        + java.time.Instant.ofEpochMilli(last.ts()) + "); its jobs' stall detection is suspended",
+                        Map.of("silentSeconds", String.valueOf(waited / 1000)));
+                publish(incidents.apply(entry.key, Observation.holds(Subject.node(entry.key), condition,
+                        last.ts() + waited)));
+            }
+        }
+    }
+
+    private void publish(Alert alert) {
+        output.publish(context, alert);
+    }
+}

@@ -1,0 +1,393 @@
+package io.rdmamon.detect;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.rdmamon.model.CounterClass;
+
+/**
+ * Every detector threshold: a dotted key, its default and a doc with a worked example, defined once here and read
+ * through typed accessors. {@link #define} adds the keys to the stream app's {@link ConfigDef}.
+ */
+public final class DetectorConfig {
+    public static final String STALL_MIN_QUIET_CONFIG = "streams.stall.min.quiet.ms";
+    public static final long DEFAULT_STALL_MIN_QUIET = 8_000;
+    private static final String STALL_MIN_QUIET_DOC = "Shortest job-wide quiet reported as STALLED_SYNC. A job whose "
+            + "normal gaps are sub-second is flagged this long after its last traffic (8 s: detectedAt about 9 s "
+            + "after the hang at 1 Hz sampling).";
+    public static final String STALL_GAP_MULTIPLIER_CONFIG = "streams.stall.gap.multiplier";
+    public static final double DEFAULT_STALL_GAP_MULTIPLIER = 3.0;
+    private static final String STALL_GAP_MULTIPLIER_DOC = "A stall is a quiet this many times longer than the job's "
+            + "own normal gaps (their " + "streams.stall.gap.quantile): gaps of 5 s give a 15 s threshold.";
+    public static final String STALL_GAP_QUANTILE_CONFIG = "streams.stall.gap.quantile";
+    public static final double DEFAULT_STALL_GAP_QUANTILE = 0.99;
+    private static final String STALL_GAP_QUANTILE_DOC = "Quantile of the job's last 64 learned quiet gaps that "
+            + "stands for its normal gap.";
+    public static final String STALL_MAX_QUIET_CONFIG = "streams.stall.max.quiet.ms";
+    public static final long DEFAULT_STALL_MAX_QUIET = 600_000;
+    private static final String STALL_MAX_QUIET_DOC = "Upper bound of the learned threshold: whatever a job's gaps, a "
+            + "quiet this long (10 min) is a stall unless excused by a checkpoint hint or a learned periodic pause.";
+    public static final String STALL_QUIET_PORTS_FRACTION_CONFIG = "streams.stall.quiet.ports.fraction";
+    public static final double DEFAULT_STALL_QUIET_PORTS_FRACTION = 0.9;
+    private static final String STALL_QUIET_PORTS_FRACTION_DOC = "The job is quiet in a second when at least this "
+            + "fraction of its reporting ports carry no traffic: with 0.9, 2 active ports out of 16 still count as "
+            + "traffic, 1 does not.";
+    public static final String STALL_QUIET_BYTES_CONFIG = "streams.stall.quiet.bytes.per.sec";
+    public static final double DEFAULT_STALL_QUIET_BYTES = 65_536;
+    private static final String STALL_QUIET_BYTES_DOC = "A port below this tx+rx rate is quiet (absolute floor).";
+    public static final String STALL_QUIET_BASELINE_FRACTION_CONFIG = "streams.stall.quiet.baseline.fraction";
+    public static final double DEFAULT_STALL_QUIET_BASELINE_FRACTION = 0.01;
+    private static final String STALL_QUIET_BASELINE_FRACTION_DOC = "A port below this fraction of the job's usual "
+            + "per-port rate is quiet too: 0.01 of 2 GB/s is 20 MB/s. Evaluation phases with lower but real traffic "
+            + "stay above it.";
+    public static final String STALL_WARMUP_CONFIG = "streams.stall.warmup.ms";
+    public static final long DEFAULT_STALL_WARMUP = 60_000;
+    private static final String STALL_WARMUP_DOC = "Job start: no stall is reported until this long after the job's "
+            + "first traffic (image pull, NCCL init, data loading come before).";
+    public static final String STALL_WARMUP_ACTIVE_CONFIG = "streams.stall.warmup.active.ms";
+    public static final long DEFAULT_STALL_WARMUP_ACTIVE = 30_000;
+    private static final String STALL_WARMUP_ACTIVE_DOC = "...and until the job has shown this much time with "
+            + "traffic, so a short NCCL-init burst followed by minutes of setup does not count as a pattern.";
+    public static final String STALL_HOST_RISE_FACTOR_CONFIG = "streams.stall.host.rise.factor";
+    public static final double DEFAULT_STALL_HOST_RISE_FACTOR = 2.0;
+    private static final String STALL_HOST_RISE_FACTOR_DOC = "Checkpoint hint: while RDMA is quiet, a host interface "
+            + "of the job's nodes above this multiple of its usual rate (and above "
+            + "streams.stall.host.min.bytes.per.sec) means storage/TCP work, not a hang; the quiet clock restarts "
+            + "when the host traffic falls.";
+    public static final String STALL_HOST_MIN_BYTES_CONFIG = "streams.stall.host.min.bytes.per.sec";
+    public static final double DEFAULT_STALL_HOST_MIN_BYTES = 10 * 1024 * 1024;
+    private static final String STALL_HOST_MIN_BYTES_DOC = "Smallest host-interface rate (tx+rx) that counts as a "
+            + "checkpoint hint.";
+    public static final String STALL_PAUSE_MULTIPLIER_CONFIG = "streams.stall.pause.multiplier";
+    public static final double DEFAULT_STALL_PAUSE_MULTIPLIER = 1.5;
+    private static final String STALL_PAUSE_MULTIPLIER_DOC = "Learned periodic pauses (checkpoints, evaluations "
+            + "seen at least twice at a regular period) excuse a quiet that starts when the next one is due and "
+            + "lasts up to this multiple of the longest such pause.";
+    public static final String STALL_PAUSE_TOLERANCE_CONFIG = "streams.stall.pause.tolerance.fraction";
+    public static final double DEFAULT_STALL_PAUSE_TOLERANCE = 0.2;
+    private static final String STALL_PAUSE_TOLERANCE_DOC = "How far (fraction of the learned period) a pause may "
+            + "start from its due time: period 30 min, 0.2 gives +-6 min.";
+    public static final String STALL_STALE_CONFIG = "streams.stall.stale.ms";
+    public static final long DEFAULT_STALL_STALE = 5_000;
+    private static final String STALL_STALE_DOC = "A node of the job whose samples are this much older than the "
+            + "job's newest sample went silent; when that happened around the quiet, no stall is reported "
+            + "(missing samples are unknown, and COLLECTOR_SILENT reports the node).";
+
+    public static final String STRAGGLER_MIN_BYTES_CONFIG = "streams.straggler.min.bytes.per.sec";
+    public static final double DEFAULT_STRAGGLER_MIN_BYTES = 1024 * 1024;
+    private static final String STRAGGLER_MIN_BYTES_DOC = "Peers must move at least this much (median tx+rx per port "
+            + "in the window) for a rank to be compared with them: negligible traffic says nothing.";
+    public static final String STRAGGLER_Z_CONFIG = "streams.straggler.z.threshold";
+    public static final double DEFAULT_STRAGGLER_Z = 3.5;
+    private static final String STRAGGLER_Z_DOC = "Robust z-score |x - median| / (1.4826 MAD) above which a port's "
+            + "traffic deviates from its rail peers (same device and port on the job's other nodes).";
+    public static final String STRAGGLER_MIN_DEVIATION_CONFIG = "streams.straggler.min.deviation";
+    public static final double DEFAULT_STRAGGLER_MIN_DEVIATION = 0.25;
+    private static final String STRAGGLER_MIN_DEVIATION_DOC = "...and by at least this fraction of the median (0.25: "
+            + "a port at 70% of its peers' median deviates).";
+    public static final String STRAGGLER_MAD_FLOOR_CONFIG = "streams.straggler.mad.floor";
+    public static final double DEFAULT_STRAGGLER_MAD_FLOOR = 0.05;
+    private static final String STRAGGLER_MAD_FLOOR_DOC = "Smallest spread used in the z-score, as a fraction of the "
+            + "median: identical peers (MAD 0) would otherwise make any difference infinite.";
+    public static final String STRAGGLER_MISSING_FRACTION_CONFIG = "streams.straggler.missing.fraction";
+    public static final double DEFAULT_STRAGGLER_MISSING_FRACTION = 0.05;
+    private static final String STRAGGLER_MISSING_FRACTION_DOC = "A reporting port below this fraction of its peers' "
+            + "median has its traffic missing (works with a single peer, where no z-score exists).";
+    public static final String STRAGGLER_WINDOWS_CONFIG = "streams.straggler.windows";
+    public static final int DEFAULT_STRAGGLER_WINDOWS = 4;
+    private static final String STRAGGLER_WINDOWS_DOC = "Continuity: how many recent windows are considered.";
+    public static final String STRAGGLER_MIN_FLAGGED_CONFIG = "streams.straggler.min.flagged";
+    public static final int DEFAULT_STRAGGLER_MIN_FLAGGED = 3;
+    private static final String STRAGGLER_MIN_FLAGGED_DOC = "...and in how many of them the port must deviate "
+            + "(3 of 4 windows of 10 s: flagged 30-40 s after it starts).";
+    public static final String STRAGGLER_CLEAR_WINDOWS_CONFIG = "streams.straggler.clear.windows";
+    public static final int DEFAULT_STRAGGLER_CLEAR_WINDOWS = 3;
+    private static final String STRAGGLER_CLEAR_WINDOWS_DOC = "Consecutive normal windows that resolve a straggler.";
+    public static final String STRAGGLER_WARMUP_CONFIG = "streams.straggler.warmup.ms";
+    public static final long DEFAULT_STRAGGLER_WARMUP = 60_000;
+    private static final String STRAGGLER_WARMUP_DOC = "Windows within this time of a job's first traffic are not "
+            + "judged (NCCL init and warm-up are uneven).";
+
+    public static final String LINK_DOWN_CLEAR_CONFIG = "streams.link.down.clear.ms";
+    public static final long DEFAULT_LINK_DOWN_CLEAR = 30_000;
+    private static final String LINK_DOWN_CLEAR_DOC = "LINK_DOWN resolves after the port has been ACTIVE without "
+            + "link_downed increments this long, so a flapping link is one incident, not many.";
+    public static final String LINK_DEGRADED_CLASSES_CONFIG = "streams.link.degraded.error.classes";
+    public static final String DEFAULT_LINK_DEGRADED_CLASSES = "physical,retransmit,drop,completion,connection";
+    private static final String LINK_DEGRADED_CLASSES_DOC = "Error classes whose increments degrade a link. "
+            + "'congestion' (CNPs, ECN marks, xmit_wait) is off by default: it accompanies healthy RoCE traffic.";
+    public static final String LINK_DEGRADED_WINDOW_CONFIG = "streams.link.degraded.window.ms";
+    public static final long DEFAULT_LINK_DEGRADED_WINDOW = 60_000;
+    private static final String LINK_DEGRADED_WINDOW_DOC = "Sustained errors: samples with increments counted over "
+            + "this sliding time.";
+    public static final String LINK_DEGRADED_MIN_SAMPLES_CONFIG = "streams.link.degraded.min.samples";
+    public static final int DEFAULT_LINK_DEGRADED_MIN_SAMPLES = 3;
+    private static final String LINK_DEGRADED_MIN_SAMPLES_DOC = "...at least this many samples with error "
+            + "increments within the window (3 within 60 s); one burst of errors is not degradation.";
+    public static final String LINK_DEGRADED_CLEAR_CONFIG = "streams.link.degraded.clear.ms";
+    public static final long DEFAULT_LINK_DEGRADED_CLEAR = 120_000;
+    private static final String LINK_DEGRADED_CLEAR_DOC = "LINK_DEGRADED resolves after this long without error "
+            + "increments and at full rate.";
+    public static final String LINK_NOMINAL_RATE_CONFIG = "streams.link.nominal.rate.bytes.per.sec";
+    private static final String LINK_NOMINAL_RATE_DOC = "Optional fleet-wide nominal port rate (bytes/s, e.g. "
+            + "25000000000 for 200 Gb/s); a port below it is downshifted. Unset: a port is downshifted when its "
+            + "rate falls below the highest rate it has shown.";
+    public static final String LINK_IDLE_AFTER_CONFIG = "streams.link.idle.after.ms";
+    public static final long DEFAULT_LINK_IDLE_AFTER = 600_000;
+    private static final String LINK_IDLE_AFTER_DOC = "LINK_IDLE: a port held by a Running job and idle this long "
+            + "(10 min).";
+    public static final String LINK_IDLE_BYTES_CONFIG = "streams.link.idle.bytes.per.sec";
+    public static final double DEFAULT_LINK_IDLE_BYTES = 65_536;
+    private static final String LINK_IDLE_BYTES_DOC = "A port below this tx+rx rate is idle.";
+
+    public static final String COLLECTOR_SILENT_AFTER_CONFIG = "streams.collector.silent.after.ms";
+    public static final long DEFAULT_COLLECTOR_SILENT_AFTER = 15_000;
+    private static final String COLLECTOR_SILENT_AFTER_DOC = "COLLECTOR_SILENT: a node from which no sample arrived "
+            + "for this long (wall clock).";
+    public static final String COLLECTOR_FORGET_CONFIG = "streams.collector.forget.ms";
+    public static final long DEFAULT_COLLECTOR_FORGET = 86_400_000;
+    private static final String COLLECTOR_FORGET_DOC = "A node silent this long is forgotten (a decommissioned node): "
+            + "its COLLECTOR_SILENT incident is resolved then.";
+
+    private final AbstractConfig config;
+
+    public DetectorConfig(AbstractConfig config) {
+        this.config = config;
+        if (stragglerMinFlagged() > stragglerWindows()) {
+            throw new ConfigException(STRAGGLER_MIN_FLAGGED_CONFIG + " (" + stragglerMinFlagged()
+                    + ") cannot exceed " + STRAGGLER_WINDOWS_CONFIG + " (" + stragglerWindows() + ")");
+        }
+        if (stallMinQuietMs() > stallMaxQuietMs()) {
+            throw new ConfigException(STALL_MIN_QUIET_CONFIG + " (" + stallMinQuietMs() + ") cannot exceed "
+                    + STALL_MAX_QUIET_CONFIG + " (" + stallMaxQuietMs() + ")");
+        }
+        degradingClasses();
+    }
+
+    public static ConfigDef define(ConfigDef def) {
+        return def
+                .define(STALL_MIN_QUIET_CONFIG, Type.LONG, DEFAULT_STALL_MIN_QUIET, Range.between(1_000, 3_600_000),
+                        Importance.HIGH, STALL_MIN_QUIET_DOC)
+                .define(STALL_GAP_MULTIPLIER_CONFIG, Type.DOUBLE, DEFAULT_STALL_GAP_MULTIPLIER, Range.between(1, 100),
+                        Importance.MEDIUM, STALL_GAP_MULTIPLIER_DOC)
+                .define(STALL_GAP_QUANTILE_CONFIG, Type.DOUBLE, DEFAULT_STALL_GAP_QUANTILE, Range.between(0.5, 1),
+                        Importance.LOW, STALL_GAP_QUANTILE_DOC)
+                .define(STALL_MAX_QUIET_CONFIG, Type.LONG, DEFAULT_STALL_MAX_QUIET, Range.between(1_000, 86_400_000),
+                        Importance.MEDIUM, STALL_MAX_QUIET_DOC)
+                .define(STALL_QUIET_PORTS_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_STALL_QUIET_PORTS_FRACTION,
+                        Range.between(0.5, 1), Importance.MEDIUM, STALL_QUIET_PORTS_FRACTION_DOC)
+                .define(STALL_QUIET_BYTES_CONFIG, Type.DOUBLE, DEFAULT_STALL_QUIET_BYTES, Range.atLeast(0),
+                        Importance.MEDIUM, STALL_QUIET_BYTES_DOC)
+                .define(STALL_QUIET_BASELINE_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_STALL_QUIET_BASELINE_FRACTION,
+                        Range.between(0, 0.5), Importance.LOW, STALL_QUIET_BASELINE_FRACTION_DOC)
+                .define(STALL_WARMUP_CONFIG, Type.LONG, DEFAULT_STALL_WARMUP, Range.atLeast(0), Importance.MEDIUM,
+                        STALL_WARMUP_DOC)
+                .define(STALL_WARMUP_ACTIVE_CONFIG, Type.LONG, DEFAULT_STALL_WARMUP_ACTIVE, Range.atLeast(0),
+                        Importance.LOW, STALL_WARMUP_ACTIVE_DOC)
+                .define(STALL_HOST_RISE_FACTOR_CONFIG, Type.DOUBLE, DEFAULT_STALL_HOST_RISE_FACTOR,
+                        Range.atLeast(1), Importance.LOW, STALL_HOST_RISE_FACTOR_DOC)
+                .define(STALL_HOST_MIN_BYTES_CONFIG, Type.DOUBLE, DEFAULT_STALL_HOST_MIN_BYTES, Range.atLeast(0),
+                        Importance.LOW, STALL_HOST_MIN_BYTES_DOC)
+                .define(STALL_PAUSE_MULTIPLIER_CONFIG, Type.DOUBLE, DEFAULT_STALL_PAUSE_MULTIPLIER,
+                        Range.between(1, 10), Importance.LOW, STALL_PAUSE_MULTIPLIER_DOC)
+                .define(STALL_PAUSE_TOLERANCE_CONFIG, Type.DOUBLE, DEFAULT_STALL_PAUSE_TOLERANCE,
+                        Range.between(0, 0.5), Importance.LOW, STALL_PAUSE_TOLERANCE_DOC)
+                .define(STALL_STALE_CONFIG, Type.LONG, DEFAULT_STALL_STALE, Range.atLeast(1_000), Importance.LOW,
+                        STALL_STALE_DOC)
+                .define(STRAGGLER_MIN_BYTES_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MIN_BYTES, Range.atLeast(0),
+                        Importance.MEDIUM, STRAGGLER_MIN_BYTES_DOC)
+                .define(STRAGGLER_Z_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_Z, Range.atLeast(1), Importance.MEDIUM,
+                        STRAGGLER_Z_DOC)
+                .define(STRAGGLER_MIN_DEVIATION_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MIN_DEVIATION,
+                        Range.between(0, 1), Importance.MEDIUM, STRAGGLER_MIN_DEVIATION_DOC)
+                .define(STRAGGLER_MAD_FLOOR_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MAD_FLOOR, Range.between(0, 1),
+                        Importance.LOW, STRAGGLER_MAD_FLOOR_DOC)
+                .define(STRAGGLER_MISSING_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MISSING_FRACTION,
+                        Range.between(0, 1), Importance.LOW, STRAGGLER_MISSING_FRACTION_DOC)
+                .define(STRAGGLER_WINDOWS_CONFIG, Type.INT, DEFAULT_STRAGGLER_WINDOWS, Range.between(1, 30),
+                        Importance.MEDIUM, STRAGGLER_WINDOWS_DOC)
+                .define(STRAGGLER_MIN_FLAGGED_CONFIG, Type.INT, DEFAULT_STRAGGLER_MIN_FLAGGED, Range.between(1, 30),
+                        Importance.MEDIUM, STRAGGLER_MIN_FLAGGED_DOC)
+                .define(STRAGGLER_CLEAR_WINDOWS_CONFIG, Type.INT, DEFAULT_STRAGGLER_CLEAR_WINDOWS,
+                        Range.between(1, 30), Importance.LOW, STRAGGLER_CLEAR_WINDOWS_DOC)
+                .define(STRAGGLER_WARMUP_CONFIG, Type.LONG, DEFAULT_STRAGGLER_WARMUP, Range.atLeast(0),
+                        Importance.LOW, STRAGGLER_WARMUP_DOC)
+                .define(LINK_DOWN_CLEAR_CONFIG, Type.LONG, DEFAULT_LINK_DOWN_CLEAR, Range.atLeast(0),
+                        Importance.MEDIUM, LINK_DOWN_CLEAR_DOC)
+                .define(LINK_DEGRADED_CLASSES_CONFIG, Type.LIST, DEFAULT_LINK_DEGRADED_CLASSES, Importance.MEDIUM,
+                        LINK_DEGRADED_CLASSES_DOC)
+                .define(LINK_DEGRADED_WINDOW_CONFIG, Type.LONG, DEFAULT_LINK_DEGRADED_WINDOW,
+                        Range.atLeast(1_000), Importance.MEDIUM, LINK_DEGRADED_WINDOW_DOC)
+                .define(LINK_DEGRADED_MIN_SAMPLES_CONFIG, Type.INT, DEFAULT_LINK_DEGRADED_MIN_SAMPLES,
+                        Range.between(1, 1_000), Importance.MEDIUM, LINK_DEGRADED_MIN_SAMPLES_DOC)
+                .define(LINK_DEGRADED_CLEAR_CONFIG, Type.LONG, DEFAULT_LINK_DEGRADED_CLEAR, Range.atLeast(0),
+                        Importance.LOW, LINK_DEGRADED_CLEAR_DOC)
+                .define(LINK_NOMINAL_RATE_CONFIG, Type.LONG, null, Importance.LOW, LINK_NOMINAL_RATE_DOC)
+                .define(LINK_IDLE_AFTER_CONFIG, Type.LONG, DEFAULT_LINK_IDLE_AFTER, Range.atLeast(1_000),
+                        Importance.MEDIUM, LINK_IDLE_AFTER_DOC)
+                .define(LINK_IDLE_BYTES_CONFIG, Type.DOUBLE, DEFAULT_LINK_IDLE_BYTES, Range.atLeast(0),
+                        Importance.LOW, LINK_IDLE_BYTES_DOC)
+                .define(COLLECTOR_SILENT_AFTER_CONFIG, Type.LONG, DEFAULT_COLLECTOR_SILENT_AFTER,
+                        Range.atLeast(1_000), Importance.MEDIUM, COLLECTOR_SILENT_AFTER_DOC)
+                .define(COLLECTOR_FORGET_CONFIG, Type.LONG, DEFAULT_COLLECTOR_FORGET, Range.atLeast(60_000),
+                        Importance.LOW, COLLECTOR_FORGET_DOC);
+    }
+
+    public long stallMinQuietMs() {
+        return config.getLong(STALL_MIN_QUIET_CONFIG);
+    }
+
+    public double stallGapMultiplier() {
+        return config.getDouble(STALL_GAP_MULTIPLIER_CONFIG);
+    }
+
+    public double stallGapQuantile() {
+        return config.getDouble(STALL_GAP_QUANTILE_CONFIG);
+    }
+
+    public long stallMaxQuietMs() {
+        return config.getLong(STALL_MAX_QUIET_CONFIG);
+    }
+
+    public double stallQuietPortsFraction() {
+        return config.getDouble(STALL_QUIET_PORTS_FRACTION_CONFIG);
+    }
+
+    public double stallQuietBytesPerSec() {
+        return config.getDouble(STALL_QUIET_BYTES_CONFIG);
+    }
+
+    public double stallQuietBaselineFraction() {
+        return config.getDouble(STALL_QUIET_BASELINE_FRACTION_CONFIG);
+    }
+
+    public long stallWarmupMs() {
+        return config.getLong(STALL_WARMUP_CONFIG);
+    }
+
+    public long stallWarmupActiveMs() {
+        return config.getLong(STALL_WARMUP_ACTIVE_CONFIG);
+    }
+
+    public double stallHostRiseFactor() {
+        return config.getDouble(STALL_HOST_RISE_FACTOR_CONFIG);
+    }
+
+    public double stallHostMinBytesPerSec() {
+        return config.getDouble(STALL_HOST_MIN_BYTES_CONFIG);
+    }
+
+    public double stallPauseMultiplier() {
+        return config.getDouble(STALL_PAUSE_MULTIPLIER_CONFIG);
+    }
+
+    public double stallPauseTolerance() {
+        return config.getDouble(STALL_PAUSE_TOLERANCE_CONFIG);
+    }
+
+    public long stallStaleMs() {
+        return config.getLong(STALL_STALE_CONFIG);
+    }
+
+    public double stragglerMinBytesPerSec() {
+        return config.getDouble(STRAGGLER_MIN_BYTES_CONFIG);
+    }
+
+    public double stragglerZThreshold() {
+        return config.getDouble(STRAGGLER_Z_CONFIG);
+    }
+
+    public double stragglerMinDeviation() {
+        return config.getDouble(STRAGGLER_MIN_DEVIATION_CONFIG);
+    }
+
+    public double stragglerMadFloor() {
+        return config.getDouble(STRAGGLER_MAD_FLOOR_CONFIG);
+    }
+
+    public double stragglerMissingFraction() {
+        return config.getDouble(STRAGGLER_MISSING_FRACTION_CONFIG);
+    }
+
+    public int stragglerWindows() {
+        return config.getInt(STRAGGLER_WINDOWS_CONFIG);
+    }
+
+    public int stragglerMinFlagged() {
+        return config.getInt(STRAGGLER_MIN_FLAGGED_CONFIG);
+    }
+
+    public int stragglerClearWindows() {
+        return config.getInt(STRAGGLER_CLEAR_WINDOWS_CONFIG);
+    }
+
+    public long stragglerWarmupMs() {
+        return config.getLong(STRAGGLER_WARMUP_CONFIG);
+    }
+
+    public long linkDownClearMs() {
+        return config.getLong(LINK_DOWN_CLEAR_CONFIG);
+    }
+
+    /** The classes whose increments degrade a link; an unknown name fails at start with the key's name. */
+    public Set<CounterClass> degradingClasses() {
+        List<String> names = config.getList(LINK_DEGRADED_CLASSES_CONFIG);
+        Set<CounterClass> out = EnumSet.noneOf(CounterClass.class);
+        for (String name : names) {
+            String wanted = name.trim().toLowerCase(Locale.ROOT);
+            CounterClass match = null;
+            for (CounterClass c : CounterClass.values()) {
+                if (c.wireName().equalsIgnoreCase(wanted) || c.name().equalsIgnoreCase(wanted)) {
+                    match = c;
+                }
+            }
+            if (match == null) {
+                throw new ConfigException(LINK_DEGRADED_CLASSES_CONFIG, names, "unknown error class '" + name + "'");
+            }
+            out.add(match);
+        }
+        return out;
+    }
+
+    public long linkDegradedWindowMs() {
+        return config.getLong(LINK_DEGRADED_WINDOW_CONFIG);
+    }
+
+    public int linkDegradedMinSamples() {
+        return config.getInt(LINK_DEGRADED_MIN_SAMPLES_CONFIG);
+    }
+
+    public long linkDegradedClearMs() {
+        return config.getLong(LINK_DEGRADED_CLEAR_CONFIG);
+    }
+
+    /** The configured nominal rate, or null: then each port's highest seen rate is its nominal. */
+    public Long linkNominalRateBytesPerSec() {
+        return config.getLong(LINK_NOMINAL_RATE_CONFIG);
+    }
+
+    public long linkIdleAfterMs() {
+        return config.getLong(LINK_IDLE_AFTER_CONFIG);
+    }
+
+    public double linkIdleBytesPerSec() {
+        return config.getDouble(LINK_IDLE_BYTES_CONFIG);
+    }
+
+    public long collectorSilentAfterMs() {
+        return config.getLong(COLLECTOR_SILENT_AFTER_CONFIG);
+    }
+
+    public long collectorForgetMs() {
+        return config.getLong(COLLECTOR_FORGET_CONFIG);
+    }
+}

@@ -1,0 +1,69 @@
+package io.rdmamon.detect;
+
+import io.rdmamon.jobs.AssignedSample;
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.CounterClass;
+import io.rdmamon.model.PortSample;
+
+import java.util.Map;
+
+/**
+ * LINK_DOWN: a port whose state is known and not ACTIVE, or whose {@code link_downed}/{@code link_error_recovery}
+ * counters went up (a flap between two samples shows only there). The incident stays open until the port has been
+ * clean for {@code streams.link.down.clear.ms}, so a flapping link is one incident; it ends at the first clean sample.
+ */
+public final class LinkDownDetector implements Detector<AssignedSample, LinkDownDetector.State> {
+
+    /** {@code downSince}: start of the incident; {@code lastBadAt}: last bad sample; {@code cleanSince}: first good one after it. */
+    public record State(long downSince, long lastBadAt, Long cleanSince) {
+    }
+
+    private final long clearMs;
+
+    public LinkDownDetector(DetectorConfig config) {
+        this.clearMs = config.linkDownClearMs();
+    }
+
+    @Override
+    public String type() {
+        return Alert.LINK_DOWN;
+    }
+
+    @Override
+    public Class<State> stateType() {
+        return State.class;
+    }
+
+    @Override
+    public String stateKey(String recordKey, AssignedSample value) {
+        return value.sample().key();
+    }
+
+    @Override
+    public Result<State> inspect(State state, AssignedSample value, long ts) {
+        PortSample s = value.sample();
+        long downs = PortErrors.sum(s, java.util.EnumSet.of(CounterClass.LINK_DOWN));
+        boolean notActive = PortErrors.knownNotActive(s.state());
+        Subject subject = PortSubjects.of(value);
+        if (notActive || downs > 0) {
+            if (state != null) {
+                return Result.of(new State(state.downSince(), ts, null));
+            }
+            String why = notActive ? "state " + s.state() + (s.physState() == null ? "" : " / " + s.physState())
+                    : "link_downed +" + downs;
+            Map<String, String> labels = new java.util.LinkedHashMap<>(PortSubjects.labels(value));
+            labels.put("reason", notActive ? "state" : "link_downed");
+            Condition condition = new Condition(ts, PortSubjects.severity(value, Condition.CRITICAL),
+                    "link down: " + PortSubjects.describe(value) + " (" + why + ")", labels);
+            return Result.of(new State(ts, ts, null), Observation.holds(subject, condition, ts));
+        }
+        if (state == null) {
+            return null;
+        }
+        long cleanSince = state.cleanSince() == null ? ts : state.cleanSince();
+        if (ts - state.lastBadAt() >= clearMs) {
+            return Result.of(null, Observation.cleared(subject, cleanSince));
+        }
+        return Result.of(new State(state.downSince(), state.lastBadAt(), cleanSince));
+    }
+}

@@ -1,0 +1,70 @@
+package io.rdmamon.detect;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
+import io.rdmamon.jobs.Holder;
+import io.rdmamon.model.JobRecord;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One job's activity as {@link StallDetector} follows it. Mutable on purpose: it is read, updated and written back
+ * once per event, and holds no per-port map, so its size does not grow with the job: per-second counts of reporting
+ * and active ports, the last time the job as a whole had traffic, and per node the newest sample (to tell a silent
+ * collector from a quiet job).
+ */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE,
+        isGetterVisibility = Visibility.NONE)
+final class StallState {
+    enum Phase { STARTING, ACTIVE, SUSPECT, STALLED, ENDED }
+
+    String uid;
+    String job;
+    String namespace;
+    /** The job's ranks and pods; a change means the job was restarted and its baselines no longer apply. */
+    String generation;
+    Phase phase = Phase.STARTING;
+    Long firstTrafficAt;
+    long activeMs;
+    /** Newest sample time of the job's exclusive ports: the job's own clock. */
+    long now;
+    long intervalMs = 1_000;
+    long bucketStart = -1;
+    int bucketReporting;
+    int bucketActive;
+    int prevBucketReporting;
+    Long lastActiveAt;
+    /** Usual tx+rx of an active port (EWMA). */
+    Double portBaseline;
+    Map<String, Long> nodeLastSeen = new TreeMap<>();
+    /** Usual tx+rx per host interface (node/iface) while RDMA is busy (EWMA). */
+    Map<String, Double> hostBaseline = new TreeMap<>();
+    /** Last time a host interface was busy while RDMA was quiet. */
+    Long hostHintAt;
+    Long stalledSince;
+    Long endedAt;
+    QuietHistory history = new QuietHistory();
+
+    static StallState of(String uid, String job, String namespace) {
+        StallState s = new StallState();
+        s.uid = uid;
+        s.job = job;
+        s.namespace = namespace;
+        return s;
+    }
+
+    static StallState of(Holder holder) {
+        return of(holder.uid(), holder.job(), holder.namespace());
+    }
+
+    static String generation(JobRecord job) {
+        return job.ranks().stream().map(r -> r.rank() + "@" + r.pod() + "@" + r.node()).sorted()
+                .collect(Collectors.joining(","));
+    }
+
+    Subject subject() {
+        return new Subject(uid, job, namespace, null, null, null);
+    }
+}

@@ -1,0 +1,84 @@
+package io.rdmamon.evaluate;
+
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.Json;
+import io.rdmamon.replay.InputKind;
+import io.rdmamon.replay.ReplayTopics;
+import io.rdmamon.replay.Replayer;
+import io.rdmamon.scenario.GroundTruth;
+import io.rdmamon.scenario.ScenarioFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * Replays every scenario folder under a root (as written by {@code rdmamon simulate --scenario all}) through a fresh
+ * topology each and scores its alerts against the scenario's ground truth.
+ */
+public final class ScenarioEvaluator {
+    private static final Logger log = LoggerFactory.getLogger(ScenarioEvaluator.class);
+
+    private final Supplier<Replayer> replayers;
+    private final ReplayTopics topics;
+    private final IncidentMatcher matcher;
+
+    /** @param replayers a new replayer (fresh topology and state) per scenario */
+    public ScenarioEvaluator(Supplier<Replayer> replayers, ReplayTopics topics, IncidentMatcher matcher) {
+        this.replayers = replayers;
+        this.topics = topics;
+        this.matcher = matcher;
+    }
+
+    /** The scenario folders directly under {@code root}, by name; {@code root} itself if it is one. */
+    public static List<Path> scenarioDirs(Path root) throws IOException {
+        if (ScenarioFiles.isScenario(root)) {
+            return List.of(root);
+        }
+        try (Stream<Path> children = Files.list(root)) {
+            return children.filter(ScenarioFiles::isScenario).sorted().toList();
+        }
+    }
+
+    public EvaluationReport evaluate(List<Path> scenarioDirs) throws IOException {
+        List<ScenarioScore> scores = new ArrayList<>();
+        for (Path dir : scenarioDirs) {
+            scores.add(score(dir));
+        }
+        return EvaluationReport.of(scores, matcher.slackMs());
+    }
+
+    public ScenarioScore score(Path dir) throws IOException {
+        GroundTruth truth = ScenarioFiles.readTruth(dir);
+        List<Alert> alerts = replay(dir);
+        return Scoring.score(truth, alerts, matcher);
+    }
+
+    /** The alerts the topology writes for one scenario folder. */
+    public List<Alert> replay(Path dir) throws IOException {
+        List<Replayer.Input> inputs = new ArrayList<>();
+        inputs.add(new Replayer.Input(InputKind.JOBS, dir.resolve(ScenarioFiles.JOBS)));
+        inputs.add(new Replayer.Input(InputKind.PORT_SAMPLES, dir.resolve(ScenarioFiles.SAMPLES)));
+        if (Files.isRegularFile(dir.resolve(ScenarioFiles.HOST_SAMPLES))) {
+            inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, dir.resolve(ScenarioFiles.HOST_SAMPLES)));
+        }
+        List<Alert> alerts = new ArrayList<>();
+        replayers.get().run(inputs, output -> {
+            if (!output.topic().equals(topics.alerts())) {
+                return;
+            }
+            try {
+                alerts.add(Json.MAPPER.readValue(output.value(), Alert.class));
+            } catch (IOException e) {
+                log.warn("{}: an alert that is not a valid Alert record is ignored: {}", dir, output.value());
+            }
+        });
+        return alerts;
+    }
+}

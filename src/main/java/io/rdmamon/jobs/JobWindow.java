@@ -1,0 +1,11 @@
+package io.rdmamon.jobs;
+
+import java.util.List;
+
+/** A job's per-port traffic in one closed window [windowStart, windowEnd): the source of job bandwidth and stragglers. */
+public record JobWindow(String uid, String job, String namespace, long windowStart, long windowEnd,
+                        int expectedRanks, List<PortWindow> ports) {
+    public JobWindow {
+        ports = ports == null ? List.of() : List.copyOf(ports);
+    }
+}

@@ -1,0 +1,43 @@
+package io.rdmamon.replay;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+
+/** The replay's input records in piping order; {@link #next()} returns null at the end. */
+interface RecordStream {
+
+    ReplayRecord next();
+
+    /**
+     * Each source's own order kept; across sources the head with the smallest timestamp goes first (ties: the source
+     * given first, so job records precede samples of the same millisecond).
+     */
+    static RecordStream merged(List<JsonLinesSource> sources) {
+        return () -> {
+            JsonLinesSource best = null;
+            for (JsonLinesSource source : sources) {
+                ReplayRecord head = source.peek();
+                if (head != null && (best == null || head.timestamp() < best.peek().timestamp())) {
+                    best = source;
+                }
+            }
+            return best == null ? null : best.take();
+        };
+    }
+
+    /** Everything sorted by timestamp, then source, then line (stable). Reads all records into memory. */
+    static RecordStream sorted(List<JsonLinesSource> sources) {
+        List<ReplayRecord> all = new ArrayList<>();
+        for (JsonLinesSource source : sources) {
+            for (ReplayRecord r = source.take(); r != null; r = source.take()) {
+                all.add(r);
+            }
+        }
+        all.sort(Comparator.comparingLong(ReplayRecord::timestamp).thenComparingInt(ReplayRecord::sourceIndex)
+                .thenComparingLong(ReplayRecord::line));
+        Iterator<ReplayRecord> it = all.iterator();
+        return () -> it.hasNext() ? it.next() : null;
+    }
+}

@@ -1,0 +1,112 @@
+package io.rdmamon.scenario;
+
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.sim.TrafficProfile;
+import io.rdmamon.sim.TrainingJobSpec;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The small cluster the scenarios run on, and shorthand for building a scenario's jobs and incidents on it. Times
+ * given to its methods are offsets from {@link #EPOCH}.
+ */
+final class Cluster {
+    static final long EPOCH = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
+    static final List<String> NODES = List.of("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4");
+    static final String MAIN_JOB = "llama-pretrain";
+    static final String NAMESPACE = "ml-research";
+    private static final long[] CLOCK_OFFSETS_MS = {0, 137, 291, 455};
+    private static final long TRAINING_START_MS = 45_000;
+
+    private final String scenario;
+    private final List<String> devices;
+    private final long linkBytesPerSec;
+
+    private Cluster(String scenario, List<String> devices, long linkBytesPerSec) {
+        this.scenario = scenario;
+        this.devices = devices;
+        this.linkBytesPerSec = linkBytesPerSec;
+    }
+
+    /** Four nodes with two 200 Gb/s mlx5 NICs each. */
+    static Cluster mlx5(String scenario) {
+        return new Cluster(scenario, List.of("mlx5_0", "mlx5_1"), gbps(200));
+    }
+
+    /** Four nodes with two 100 Gb/s eRDMA devices each. */
+    static Cluster erdma(String scenario) {
+        return new Cluster(scenario, List.of("erdma_0", "erdma_1"), gbps(100));
+    }
+
+    static long gbps(long gbits) {
+        return gbits * 125_000_000L;
+    }
+
+    long at(long offsetMs) {
+        return EPOCH + offsetMs;
+    }
+
+    long link() {
+        return linkBytesPerSec;
+    }
+
+    /** The default communication-bound pattern: 800 ms iterations, 500 ms bursts at 60 % of line rate. */
+    TrafficProfile profile() {
+        return TrafficProfile.of(800, 500, linkBytesPerSec, 0.6);
+    }
+
+    /** The main job's healthy traffic: 4 ranks on both rails, training from 45 s. */
+    TrainingJobSpec training() {
+        return TrainingJobSpec.steady(NODES.size(), devices.size(), at(TRAINING_START_MS), profile());
+    }
+
+    List<JobRecord.Rank> mainRanks() {
+        return SimulatedJob.ranks(MAIN_JOB, NODES, devices);
+    }
+
+    /** llama-pretrain: rank r on gpu-node-(r+1), holding both NICs, Running from the scenario's start. */
+    SimulatedJob mainJob(TrainingJobSpec traffic) {
+        return job(MAIN_JOB, NODES, devices, traffic);
+    }
+
+    SimulatedJob job(String name, List<String> nodes, List<String> jobDevices, TrainingJobSpec traffic) {
+        return SimulatedJob.create(scenario, name, NAMESPACE, SimulatedJob.ranks(name, nodes, jobDevices), at(0), null,
+                traffic);
+    }
+
+    ScenarioSpec spec(String description, long durationMs, SimulatedJob job, Incident... incidents) {
+        return spec(description, durationMs, List.of(job), List.of(), incidents);
+    }
+
+    ScenarioSpec spec(String description, long durationMs, List<SimulatedJob> jobs, List<CollectorOutage> outages,
+                      Incident... incidents) {
+        List<ClusterNode> nodes = new java.util.ArrayList<>();
+        for (int i = 0; i < NODES.size(); i++) {
+            nodes.add(new ClusterNode(NODES.get(i), devices, linkBytesPerSec, CLOCK_OFFSETS_MS[i]));
+        }
+        return new ScenarioSpec(scenario, description, EPOCH, durationMs, nodes, jobs, outages,
+                Arrays.asList(incidents));
+    }
+
+    /** A job-level incident (stalled sync) from {@code onsetOffsetMs} to the scenario's end. */
+    Incident jobIncident(String type, SimulatedJob job, long onsetOffsetMs, String note) {
+        return new Incident(type, Incident.ALERT, job.uid(), job.name(), null, null, null, at(onsetOffsetMs), null,
+                note);
+    }
+
+    /** A rank-level incident (straggler): job and the rank's node. */
+    Incident rankIncident(String type, SimulatedJob job, int rank, long onsetOffsetMs, String note) {
+        return new Incident(type, Incident.ALERT, job.uid(), job.name(), job.running().ranks().get(rank).node(), null,
+                null, at(onsetOffsetMs), null, note);
+    }
+
+    /** A port-level incident (link): the port of rank {@code rank}'s device {@code device}. */
+    Incident portIncident(String type, SimulatedJob job, int rank, int device, long onsetOffsetMs, Long endOffsetMs,
+                          String note) {
+        JobRecord.Rank r = job.running().ranks().get(rank);
+        return new Incident(type, Incident.ALERT, job.uid(), job.name(), r.node(), r.devices().get(device), 1,
+                at(onsetOffsetMs), endOffsetMs == null ? null : at(endOffsetMs), note);
+    }
+}

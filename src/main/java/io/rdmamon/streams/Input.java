@@ -1,0 +1,56 @@
+package io.rdmamon.streams;
+
+import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.PortSample;
+import io.rdmamon.model.RecordParser;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+/**
+ * One input topic's contract as the stream app applies it: how to parse a value, its key and event time, what a
+ * tombstone means, and any check between key and value.
+ */
+record Input<T>(String name, RecordParser<T> parser, Function<T, String> keyOf, ToLongFunction<T> eventTimeOf,
+                Tombstone<T> tombstone, KeyCheck<T> keyCheck) {
+
+    interface Tombstone<T> {
+        T of(String key, long timestamp);
+    }
+
+    interface KeyCheck<T> {
+        /** Null when the key fits the value, else the reason. */
+        String problem(String key, T value);
+    }
+
+    static final Input<PortSample> PORT_SAMPLES = new Input<>("port-samples", RecordParser.PORT_SAMPLE,
+            PortSample::key, PortSample::ts, (key, ts) -> null, (key, value) -> null);
+    static final Input<HostIfaceSample> HOST_SAMPLES = new Input<>("host-samples", RecordParser.HOST_SAMPLE,
+            HostIfaceSample::key, HostIfaceSample::ts, (key, ts) -> null, (key, value) -> null);
+    /** A job tombstone (compaction's delete) is the job's deletion at the record's time. */
+    static final Input<JobRecord> JOBS = new Input<>("jobs", RecordParser.JOB, JobRecord::uid,
+            JobRecord::updatedAt,
+            (key, ts) -> key == null ? null : new JobRecord(JobRecord.VERSION, key, key, null, JobRecord.DELETED, ts,
+                    null, null, List.of(), Map.of()),
+            (key, job) -> key == null || key.equals(job.uid()) ? null
+                    : "key '" + key + "' does not match uid '" + job.uid() + "' (rdma.jobs is keyed by uid)");
+
+    String key(T value) {
+        return keyOf.apply(value);
+    }
+
+    long eventTime(T value) {
+        return eventTimeOf.applyAsLong(value);
+    }
+
+    T tombstone(String key, long timestamp) {
+        return tombstone.of(key, timestamp);
+    }
+
+    String check(String key, T value) {
+        return keyCheck.problem(key, value);
+    }
+}

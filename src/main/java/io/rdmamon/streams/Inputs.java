@@ -1,0 +1,38 @@
+package io.rdmamon.streams;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmamon.model.JsonSerde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+
+/**
+ * Reads an input topic as raw bytes and decodes it: good records continue, poison records (not JSON, unknown
+ * {@code v}, missing fields) go to the dead-letter topic with the reason, counted as
+ * {@code rdmamon_streams_dead_letters_total{topic}}. Nothing in the topology ever sees a record it cannot use, so
+ * no deserialization exception can stop the app.
+ */
+final class Inputs {
+    private Inputs() {
+    }
+
+    static <T> KStream<String, T> decode(StreamsBuilder builder, String topic, Input<T> input, String deadLetterTopic,
+                                         MeterRegistry registry) {
+        Counter deadLetters = Counter.builder("rdmamon.streams.dead.letters")
+                .description("Input records sent to the dead-letter topic, by source topic")
+                .tag("topic", topic).register(registry);
+        KStream<String, Decoded<T>> decoded = builder
+                .stream(topic, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(input.name() + "-in"))
+                .process(() -> new DecodeProcessor<>(input, deadLetters), Named.as(input.name() + "-decode"));
+        decoded.filter((key, d) -> !d.ok(), Named.as(input.name() + "-rejected"))
+                .mapValues(Decoded::deadLetter, Named.as(input.name() + "-dead-letter"))
+                .to(deadLetterTopic, Produced.with(Serdes.String(), JsonSerde.of(DeadLetter.class))
+                        .withName(input.name() + "-dead-letter-out"));
+        return decoded.filter((key, d) -> d.ok(), Named.as(input.name() + "-accepted"))
+                .mapValues(Decoded::value, Named.as(input.name() + "-value"));
+    }
+}

@@ -1,0 +1,161 @@
+package io.rdmamon.streams;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.rdmamon.detect.CollectorSilenceDetector;
+import io.rdmamon.detect.Detector;
+import io.rdmamon.detect.DetectorConfig;
+import io.rdmamon.detect.DetectorProcessor;
+import io.rdmamon.detect.Heartbeat;
+import io.rdmamon.detect.LinkDegradedDetector;
+import io.rdmamon.detect.LinkDownDetector;
+import io.rdmamon.detect.LinkIdleDetector;
+import io.rdmamon.detect.StallDetector;
+import io.rdmamon.detect.StragglerDetector;
+import io.rdmamon.jobs.AssignedInput;
+import io.rdmamon.jobs.AssignedSample;
+import io.rdmamon.jobs.Assignment;
+import io.rdmamon.jobs.JobAssignments;
+import io.rdmamon.jobs.JobBandwidths;
+import io.rdmamon.jobs.JobEvent;
+import io.rdmamon.jobs.JobEvents;
+import io.rdmamon.jobs.JobWindow;
+import io.rdmamon.jobs.JobWindowProcessor;
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.JsonSerde;
+import io.rdmamon.model.LinkHealth;
+import io.rdmamon.model.PortSample;
+import io.rdmamon.streams.StreamsAppConfig.TopicNames;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+
+import java.util.Properties;
+
+/**
+ * The rdmamon stream application: one topology used by {@code rdmamon streams}, the tests and {@code rdmamon replay}.
+ *
+ * <pre>
+ * rdma.port-samples (key node/device/port, PortSample)  ─┐ decode (poison → rdma.dead-letter)
+ * rdma.host-samples (key node/iface, HostIfaceSample)   ─┤
+ * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/* ─► versioned table
+ *   samples ─repartition node/device─► join assignment valid at the sample's ts (grace streams.jobs.join.grace.ms)
+ *     ├─► rdma.link-health  (key node/device/port, LinkHealth, one per port sample)
+ *     ├─► LINK_DOWN, LINK_DEGRADED, LINK_IDLE (state per port)              ─┐
+ *     └─► job events ─repartition uid─► STALLED_SYNC (state per job)        ─┤
+ *                                     └─► windows (streams.window.size.ms)   │
+ *                                           ├─► rdma.job-bandwidth (key uid, JobBandwidth)
+ *                                           └─► STRAGGLER (state per job) ──┤
+ *   samples ─repartition node─► COLLECTOR_SILENT (wall-clock punctuator)    ─┴─► rdma.alerts (key id, Alert)
+ * </pre>
+ *
+ * Event time is each record's own time ({@code ts}, {@code updatedAt}) throughout. Every threshold is a key of
+ * {@link DetectorConfig}; topic names are keys of {@link StreamsAppConfig}. Topic creation:
+ * <pre>
+ * kafka-topics.sh --create --topic rdma.jobs --config cleanup.policy=compact --partitions 6
+ * kafka-topics.sh --create --topic rdma.port-samples --partitions 6   (likewise rdma.host-samples, rdma.job-bandwidth,
+ *                                                     rdma.link-health, rdma.alerts, rdma.dead-letter)
+ * </pre>
+ */
+public final class RdmamonTopology {
+    private RdmamonTopology() {
+    }
+
+    /** The topology, with its metrics in Micrometer's global registry. */
+    public static Topology build(StreamsAppConfig cfg) {
+        return build(cfg, Metrics.globalRegistry);
+    }
+
+    public static Topology build(StreamsAppConfig cfg, MeterRegistry registry) {
+        StreamsBuilder builder = new StreamsBuilder();
+        build(builder, cfg, registry);
+        return builder.build(streamsConfig(cfg));
+    }
+
+    public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry) {
+        TopicNames topics = cfg.topics();
+        DetectorConfig thresholds = cfg.detectors();
+        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES,
+                topics.deadLetter(), registry);
+        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES,
+                topics.deadLetter(), registry);
+        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS, topics.deadLetter(),
+                registry);
+
+        KTable<String, Assignment> assignments = JobAssignments.table(jobs, cfg.historyRetention(), cfg.storeType());
+        KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, assignments,
+                cfg.joinGrace());
+        KStream<String, AssignedSample> ports = assigned
+                .filter((key, in) -> in.port() != null, Named.as("assigned-ports"))
+                .mapValues(in -> new AssignedSample(in.port(), in.assignment()), Named.as("assigned-samples"));
+
+        ports.map((key, a) -> KeyValue.pair(a.sample().key(), LinkHealths.of(a)), Named.as("link-health"))
+                .to(topics.linkHealth(), Produced.with(Serdes.String(), JsonSerde.of(LinkHealth.class))
+                        .withName("link-health-out"));
+
+        KStream<String, JobEvent> jobEvents = JobEvents.byJob(assigned, jobs);
+        KStream<String, JobWindow> windows = jobEvents.process(
+                JobWindowProcessor.supplier(cfg.windowSize(), cfg.windowGrace(), registry, cfg.storeType()), Named.as("job-windows"));
+        windows.mapValues(JobBandwidths::of, Named.as("job-bandwidth"))
+                .to(topics.jobBandwidth(), Produced.with(Serdes.String(), JsonSerde.of(JobBandwidth.class))
+                        .withName("job-bandwidth-out"));
+
+        KStream<String, Alert> alerts = detect(ports, new LinkDownDetector(thresholds), cfg, registry)
+                .merge(detect(ports, new LinkDegradedDetector(thresholds), cfg, registry), Named.as("alerts-1"))
+                .merge(detect(ports, new LinkIdleDetector(thresholds), cfg, registry), Named.as("alerts-2"))
+                .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-3"))
+                .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis(),
+                        cfg.windowGrace().toMillis()), cfg, registry), Named.as("alerts-4"))
+                .merge(collectorSilence(samples, hosts, cfg, registry), Named.as("alerts-5"));
+        alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
+    }
+
+    /** Kafka Streams settings: exactly-once v2, explicit names for every internal topic, then {@code kafka.*}. */
+    public static Properties streamsConfig(StreamsAppConfig cfg) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, cfg.applicationId());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, cfg.stateDir());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, cfg.getInt(StreamsAppConfig.THREADS_CONFIG));
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, cfg.getInt(StreamsAppConfig.REPLICATION_FACTOR_CONFIG));
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+                LogAndContinueProcessingExceptionHandler.class);
+        props.putAll(cfg.kafkaOverrides());
+        return props;
+    }
+
+    private static <V, S> KStream<String, Alert> detect(KStream<String, V> input, Detector<V, S> detector,
+                                                        StreamsAppConfig cfg, MeterRegistry registry) {
+        return input.process(DetectorProcessor.supplier(detector, registry, cfg.storeType()),
+                Named.as(DetectorProcessor.storeName(detector.type()) + "-detector"));
+    }
+
+    private static KStream<String, Alert> collectorSilence(KStream<String, PortSample> samples,
+                                                           KStream<String, HostIfaceSample> hosts,
+                                                           StreamsAppConfig cfg, MeterRegistry registry) {
+        KStream<String, Heartbeat> fromPorts = samples.map((key, s) ->
+                KeyValue.pair(s.node(), new Heartbeat(s.node(), s.ts(), s.intervalMs())), Named.as("port-heartbeats"));
+        KStream<String, Heartbeat> fromHosts = hosts.map((key, h) ->
+                KeyValue.pair(h.node(), new Heartbeat(h.node(), h.ts(), h.intervalMs())), Named.as("host-heartbeats"));
+        return fromPorts.merge(fromHosts, Named.as("heartbeats"))
+                .repartition(Repartitioned.<String, Heartbeat>as("heartbeats-by-node")
+                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(Heartbeat.class)))
+                .process(CollectorSilenceDetector.supplier(cfg.detectors(), cfg.punctuateInterval(), registry,
+                        cfg.storeType()),
+                        Named.as("collector-silent-detector"));
+    }
+}

@@ -1,0 +1,227 @@
+package io.rdmamon.streams;
+
+import io.rdmamon.config.ConfigLoader;
+import io.rdmamon.config.StoreType;
+import io.rdmamon.detect.DetectorConfig;
+import io.rdmamon.model.Topics;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Settings of {@code rdmamon streams}: where Kafka is, the topic names, windows, the job-metadata join, and (through
+ * {@link DetectorConfig}) every detector threshold. Keys start with {@code streams.}; {@code kafka.*} keys pass
+ * through to Kafka Streams and its clients unchanged (e.g. {@code kafka.security.protocol}). Loaded by
+ * {@link ConfigLoader}: defaults &lt; properties file &lt; {@code RDMAMON_STREAMS_*} environment &lt; flags.
+ */
+public final class StreamsAppConfig extends AbstractConfig {
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final String BOOTSTRAP_SERVERS_CONFIG = "streams.bootstrap.servers";
+    public static final String DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092";
+    private static final String BOOTSTRAP_SERVERS_DOC = "Kafka brokers, host:port[,host:port...].";
+
+    public static final String APPLICATION_ID_CONFIG = "streams.application.id";
+    public static final String DEFAULT_APPLICATION_ID = "rdmamon-streams";
+    private static final String APPLICATION_ID_DOC = "Kafka Streams application.id: the consumer group, the prefix of "
+            + "internal topics and of the state directory. Instances with the same id share the work.";
+
+    public static final String STATE_DIR_CONFIG = "streams.state.dir";
+    public static final String DEFAULT_STATE_DIR = Path.of(System.getProperty("java.io.tmpdir"), "rdmamon-streams")
+            .toString();
+    private static final String STATE_DIR_DOC = "Local state (RocksDB) directory. Losing it costs only a restore from "
+            + "the changelog topics.";
+
+    public static final String STATE_STORE_TYPE_CONFIG = "streams.state.store.type";
+    public static final String DEFAULT_STATE_STORE_TYPE = "rocksdb";
+    private static final String STATE_STORE_TYPE_DOC = "Where the app's own state stores live: rocksdb (on disk in "
+            + "streams.state.dir, quick restarts) or in_memory (restored from the changelogs at start; fastest for "
+            + "replays). The versioned job-assignment table is always RocksDB.";
+
+    public static final String THREADS_CONFIG = "streams.threads";
+    public static final int DEFAULT_THREADS = 1;
+    private static final String THREADS_DOC = "Stream threads in this instance (parallelism is bounded by partitions).";
+
+    public static final String REPLICATION_FACTOR_CONFIG = "streams.replication.factor";
+    public static final int DEFAULT_REPLICATION_FACTOR = -1;
+    private static final String REPLICATION_FACTOR_DOC = "Replication factor of the topics this app creates (its "
+            + "own and its internal ones); -1 uses the broker's default.replication.factor.";
+
+    public static final String TOPICS_CREATE_CONFIG = "streams.topics.create";
+    public static final boolean DEFAULT_TOPICS_CREATE = true;
+    private static final String TOPICS_CREATE_DOC = "Create missing input and output topics at start (rdma.jobs "
+            + "compacted). Turn off where topics are managed by other means.";
+
+    public static final String TOPICS_PARTITIONS_CONFIG = "streams.topics.partitions";
+    public static final int DEFAULT_TOPICS_PARTITIONS = 6;
+    private static final String TOPICS_PARTITIONS_DOC = "Partitions of topics created at start; bounds the number of "
+            + "useful stream threads across all instances.";
+
+    public static final String PORT_SAMPLES_TOPIC_CONFIG = "streams.topic.port.samples";
+    public static final String HOST_SAMPLES_TOPIC_CONFIG = "streams.topic.host.samples";
+    public static final String JOBS_TOPIC_CONFIG = "streams.topic.jobs";
+    public static final String JOB_BANDWIDTH_TOPIC_CONFIG = "streams.topic.job.bandwidth";
+    public static final String LINK_HEALTH_TOPIC_CONFIG = "streams.topic.link.health";
+    public static final String ALERTS_TOPIC_CONFIG = "streams.topic.alerts";
+    public static final String DEAD_LETTER_TOPIC_CONFIG = "streams.topic.dead.letter";
+
+    public static final String WINDOW_SIZE_CONFIG = "streams.window.size.ms";
+    public static final long DEFAULT_WINDOW_SIZE = 10_000;
+    private static final String WINDOW_SIZE_DOC = "Event-time window of per-job bandwidth (and of straggler checks).";
+
+    public static final String WINDOW_GRACE_CONFIG = "streams.window.grace.ms";
+    public static final long DEFAULT_WINDOW_GRACE = 5_000;
+    private static final String WINDOW_GRACE_DOC = "How late a sample may arrive and still count in its window; a "
+            + "window is emitted once stream time passes its end plus this grace (so job bandwidth lags by "
+            + "size + grace). Later samples still feed link health and are counted as "
+            + "rdmamon_streams_late_samples_total.";
+
+    public static final String JOIN_GRACE_CONFIG = "streams.jobs.join.grace.ms";
+    public static final long DEFAULT_JOIN_GRACE = 2_000;
+    private static final String JOIN_GRACE_DOC = "Samples wait this long (in stream time) before they are joined with "
+            + "the job assignment valid at their timestamp, so job metadata published up to this late still applies. "
+            + "Adds the same latency to every output. 0 is right when metadata is always published before samples "
+            + "(e.g. a replay fed in timestamp order).";
+
+    public static final String HISTORY_RETENTION_CONFIG = "streams.jobs.history.retention.ms";
+    public static final long DEFAULT_HISTORY_RETENTION = Duration.ofDays(1).toMillis();
+    private static final String HISTORY_RETENTION_DOC = "How far back the versioned job-assignment table answers "
+            + "'which job held this device at time t'; samples older than this (relative to the newest job update) "
+            + "are treated as unassigned.";
+
+    public static final String PUNCTUATE_INTERVAL_CONFIG = "streams.punctuate.interval.ms";
+    public static final long DEFAULT_PUNCTUATE_INTERVAL = 1_000;
+    private static final String PUNCTUATE_INTERVAL_DOC = "Wall-clock period of the collector-silence check.";
+
+    public static final String METRICS_PORT_CONFIG = "streams.metrics.port";
+    public static final int DEFAULT_METRICS_PORT = 9402;
+    private static final String METRICS_PORT_DOC = "Port of the Prometheus /metrics endpoint; -1 disables it.";
+
+    public static final String METRICS_BIND_CONFIG = "streams.metrics.bind.address";
+    public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
+    private static final String METRICS_BIND_DOC = "Address the /metrics endpoint binds to.";
+
+    public static final ConfigDef CONFIG_DEF = DetectorConfig.define(new ConfigDef()
+            .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, DEFAULT_BOOTSTRAP_SERVERS, new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
+            .define(APPLICATION_ID_CONFIG, Type.STRING, DEFAULT_APPLICATION_ID, new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, APPLICATION_ID_DOC)
+            .define(STATE_DIR_CONFIG, Type.STRING, DEFAULT_STATE_DIR, new ConfigDef.NonEmptyString(),
+                    Importance.MEDIUM, STATE_DIR_DOC)
+            .define(STATE_STORE_TYPE_CONFIG, Type.STRING, DEFAULT_STATE_STORE_TYPE,
+                    ConfigDef.CaseInsensitiveValidString.in("rocksdb", "in_memory"), Importance.LOW,
+                    STATE_STORE_TYPE_DOC)
+            .define(THREADS_CONFIG, Type.INT, DEFAULT_THREADS, Range.between(1, 64), Importance.MEDIUM, THREADS_DOC)
+            .define(REPLICATION_FACTOR_CONFIG, Type.INT, DEFAULT_REPLICATION_FACTOR, Range.between(-1, 32),
+                    Importance.MEDIUM, REPLICATION_FACTOR_DOC)
+            .define(TOPICS_CREATE_CONFIG, Type.BOOLEAN, DEFAULT_TOPICS_CREATE, Importance.MEDIUM, TOPICS_CREATE_DOC)
+            .define(TOPICS_PARTITIONS_CONFIG, Type.INT, DEFAULT_TOPICS_PARTITIONS, Range.between(1, 10_000),
+                    Importance.MEDIUM, TOPICS_PARTITIONS_DOC)
+            .define(PORT_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.PORT_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, "Input: port samples (key node/device/port).")
+            .define(HOST_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.HOST_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, "Input: host interface samples (key node/iface).")
+            .define(JOBS_TOPIC_CONFIG, Type.STRING, Topics.JOBS, new ConfigDef.NonEmptyString(), Importance.LOW,
+                    "Input: job metadata, compacted (key job uid).")
+            .define(JOB_BANDWIDTH_TOPIC_CONFIG, Type.STRING, Topics.JOB_BANDWIDTH, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, "Output: per-job bandwidth per window (key job uid).")
+            .define(LINK_HEALTH_TOPIC_CONFIG, Type.STRING, Topics.LINK_HEALTH, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, "Output: per-port link health per sample (key node/device/port).")
+            .define(ALERTS_TOPIC_CONFIG, Type.STRING, Topics.ALERTS, new ConfigDef.NonEmptyString(), Importance.LOW,
+                    "Output: alerts, firing and resolved (key alert id).")
+            .define(DEAD_LETTER_TOPIC_CONFIG, Type.STRING, Topics.DEAD_LETTER, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, "Output: input records that could not be used, with the reason.")
+            .define(WINDOW_SIZE_CONFIG, Type.LONG, DEFAULT_WINDOW_SIZE, Range.between(1_000, 3_600_000),
+                    Importance.MEDIUM, WINDOW_SIZE_DOC)
+            .define(WINDOW_GRACE_CONFIG, Type.LONG, DEFAULT_WINDOW_GRACE, Range.between(0, 3_600_000),
+                    Importance.MEDIUM, WINDOW_GRACE_DOC)
+            .define(JOIN_GRACE_CONFIG, Type.LONG, DEFAULT_JOIN_GRACE, Range.between(0, 600_000), Importance.MEDIUM,
+                    JOIN_GRACE_DOC)
+            .define(HISTORY_RETENTION_CONFIG, Type.LONG, DEFAULT_HISTORY_RETENTION,
+                    Range.between(60_000, Duration.ofDays(365).toMillis()), Importance.LOW, HISTORY_RETENTION_DOC)
+            .define(PUNCTUATE_INTERVAL_CONFIG, Type.LONG, DEFAULT_PUNCTUATE_INTERVAL, Range.between(100, 60_000),
+                    Importance.LOW, PUNCTUATE_INTERVAL_DOC)
+            .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, Range.between(-1, 65_535), Importance.LOW,
+                    METRICS_PORT_DOC)
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC));
+
+    private final DetectorConfig detectors;
+
+    public StreamsAppConfig(Map<String, ?> originals) {
+        super(CONFIG_DEF, originals, false);
+        this.detectors = new DetectorConfig(this);
+        if (getLong(HISTORY_RETENTION_CONFIG) < getLong(JOIN_GRACE_CONFIG)) {
+            throw new ConfigException(HISTORY_RETENTION_CONFIG + " (" + getLong(HISTORY_RETENTION_CONFIG)
+                    + ") must be at least " + JOIN_GRACE_CONFIG + " (" + getLong(JOIN_GRACE_CONFIG) + ")");
+        }
+    }
+
+    /** All defaults, with the given overrides: what tests and the replay command start from. */
+    public static StreamsAppConfig withOverrides(Map<String, ?> overrides) {
+        return new StreamsAppConfig(overrides);
+    }
+
+    public DetectorConfig detectors() {
+        return detectors;
+    }
+
+    public String bootstrapServers() {
+        return getString(BOOTSTRAP_SERVERS_CONFIG);
+    }
+
+    public String applicationId() {
+        return getString(APPLICATION_ID_CONFIG);
+    }
+
+    public String stateDir() {
+        return getString(STATE_DIR_CONFIG);
+    }
+
+    public StoreType storeType() {
+        return StoreType.valueOf(getString(STATE_STORE_TYPE_CONFIG).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public TopicNames topics() {
+        return new TopicNames(getString(PORT_SAMPLES_TOPIC_CONFIG), getString(HOST_SAMPLES_TOPIC_CONFIG),
+                getString(JOBS_TOPIC_CONFIG), getString(JOB_BANDWIDTH_TOPIC_CONFIG),
+                getString(LINK_HEALTH_TOPIC_CONFIG), getString(ALERTS_TOPIC_CONFIG),
+                getString(DEAD_LETTER_TOPIC_CONFIG));
+    }
+
+    public Duration windowSize() {
+        return Duration.ofMillis(getLong(WINDOW_SIZE_CONFIG));
+    }
+
+    public Duration windowGrace() {
+        return Duration.ofMillis(getLong(WINDOW_GRACE_CONFIG));
+    }
+
+    public Duration joinGrace() {
+        return Duration.ofMillis(getLong(JOIN_GRACE_CONFIG));
+    }
+
+    public Duration historyRetention() {
+        return Duration.ofMillis(getLong(HISTORY_RETENTION_CONFIG));
+    }
+
+    public Duration punctuateInterval() {
+        return Duration.ofMillis(getLong(PUNCTUATE_INTERVAL_CONFIG));
+    }
+
+    /** The {@code kafka.*} settings with the prefix removed, for Kafka Streams and the admin client. */
+    public Map<String, Object> kafkaOverrides() {
+        return ConfigLoader.withPrefix(originals(), KAFKA_PREFIX);
+    }
+
+    /** The names of the seven topics, overridable so tests and replays can run side by side. */
+    public record TopicNames(String portSamples, String hostSamples, String jobs, String jobBandwidth,
+                             String linkHealth, String alerts, String deadLetter) {
+    }
+}

@@ -1,0 +1,53 @@
+package io.rdmamon.streams;
+
+import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.LinkHealth;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class RdmamonTopologyTest {
+    static final long T0 = 1_700_000_000_000L;
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void shouldReportJobBandwidthAndLinkHealthWhenJobTrains() {
+        TrainingTraffic sim = new TrainingTraffic();
+        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1", "n2"), List.of("erdma_0", "erdma_1"))
+                .iteration(1_000, 500, 8e9);
+        sim.record(job, JobRecord.RUNNING, T0).sparePort("n1", "erdma_2");
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 60_000));
+            assertThat(h.bandwidth).isNotEmpty();
+            JobBandwidth bw = h.bandwidth.get(2);
+            assertThat(bw.uid()).isEqualTo("uid-a");
+            assertThat(bw.windowEnd() - bw.windowStart()).isEqualTo(10_000);
+            assertThat(bw.ranksReporting()).isEqualTo(4);
+            assertThat(bw.ranksExpected()).isEqualTo(4);
+            // 4 ports, half of each second at 8 GB/s each way
+            assertThat(bw.txBytesPerSec()).isCloseTo(4 * 4e9, within(1e8));
+            assertThat(bw.rxBytesPerSec()).isCloseTo(4 * 4e9, within(1e8));
+            assertThat(bw.estimated()).isFalse();
+            assertThat(bw.ranks()).allSatisfy(r -> assertThat(r.share()).isCloseTo(0.25, within(0.01)));
+            assertThat(bw.rankMedianBytesPerSec()).isCloseTo(8e9, within(1e8));
+
+            List<LinkHealth> spare = h.linkHealth.stream().filter(l -> l.device().equals("erdma_2")).toList();
+            assertThat(spare).isNotEmpty().allSatisfy(l -> assertThat(l.job()).isNull());
+            LinkHealth used = h.linkHealth.stream().filter(l -> l.device().equals("erdma_0")).reduce((a, b) -> b)
+                    .orElseThrow();
+            assertThat(used.job()).isEqualTo("uid-a");
+            assertThat(used.sharedBy()).isEqualTo(1);
+            assertThat(used.txUtilisation()).isCloseTo(4e9 / TrainingTraffic.LINK_RATE, within(0.01));
+            assertThat(h.alerts).isEmpty();
+        }
+    }
+}

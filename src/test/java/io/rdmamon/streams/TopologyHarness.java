@@ -1,0 +1,126 @@
+package io.rdmamon.streams;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.Json;
+import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.JsonSerde;
+import io.rdmamon.model.LinkHealth;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs {@link RdmamonTopology} in a {@link TopologyTestDriver} the way a replay does: records in event-time order,
+ * the wall clock advanced in step with event time (1 s steps) so the collector-silence punctuator sees what it would
+ * see live. Collects every output.
+ */
+final class TopologyHarness implements AutoCloseable {
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final StreamsAppConfig cfg;
+    private final TopologyTestDriver driver;
+    private final TestInputTopic<String, byte[]> portSamples;
+    private final TestInputTopic<String, byte[]> hostSamples;
+    private final TestInputTopic<String, byte[]> jobs;
+    private final TestOutputTopic<String, Alert> alertsOut;
+    private final TestOutputTopic<String, JobBandwidth> bandwidthOut;
+    private final TestOutputTopic<String, LinkHealth> linkHealthOut;
+    private final TestOutputTopic<String, byte[]> deadLetterOut;
+    final List<Alert> alerts = new ArrayList<>();
+    final List<JobBandwidth> bandwidth = new ArrayList<>();
+    final List<LinkHealth> linkHealth = new ArrayList<>();
+    final List<TestRecord<String, byte[]>> deadLetters = new ArrayList<>();
+    private long wallClock;
+
+    TopologyHarness(Path stateDir, long start, Map<String, ?> overrides) {
+        Map<String, Object> settings = new HashMap<>(overrides);
+        settings.put(StreamsAppConfig.STATE_DIR_CONFIG, stateDir.toString());
+        cfg = new StreamsAppConfig(settings);
+        driver = new TopologyTestDriver(RdmamonTopology.build(cfg, registry), RdmamonTopology.streamsConfig(cfg),
+                Instant.ofEpochMilli(start));
+        wallClock = start;
+        StreamsAppConfig.TopicNames t = cfg.topics();
+        portSamples = driver.createInputTopic(t.portSamples(), new StringSerializer(), new ByteArraySerializer());
+        hostSamples = driver.createInputTopic(t.hostSamples(), new StringSerializer(), new ByteArraySerializer());
+        jobs = driver.createInputTopic(t.jobs(), new StringSerializer(), new ByteArraySerializer());
+        alertsOut = driver.createOutputTopic(t.alerts(), new StringDeserializer(),
+                JsonSerde.of(Alert.class).deserializer());
+        bandwidthOut = driver.createOutputTopic(t.jobBandwidth(), new StringDeserializer(),
+                JsonSerde.of(JobBandwidth.class).deserializer());
+        linkHealthOut = driver.createOutputTopic(t.linkHealth(), new StringDeserializer(),
+                JsonSerde.of(LinkHealth.class).deserializer());
+        deadLetterOut = driver.createOutputTopic(t.deadLetter(), new StringDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+    }
+
+    TopologyHarness feed(List<TrainingTraffic.Event> events) {
+        for (TrainingTraffic.Event e : events) {
+            advanceTo(e.ts());
+            if (e.port() != null) {
+                portSamples.pipeInput(e.port().key(), Json.toBytes(e.port()), e.ts());
+            } else if (e.host() != null) {
+                hostSamples.pipeInput(e.host().key(), Json.toBytes(e.host()), e.ts());
+            } else {
+                jobs.pipeInput(e.job().uid(), Json.toBytes(e.job()), e.ts());
+            }
+        }
+        drain();
+        return this;
+    }
+
+    /** Raw bytes onto an input topic: for poison records. */
+    TopologyHarness raw(String topic, String key, String value, long ts) {
+        TestInputTopic<String, byte[]> in = topic.equals(cfg.topics().jobs()) ? jobs
+                : topic.equals(cfg.topics().hostSamples()) ? hostSamples : portSamples;
+        in.pipeInput(key, value == null ? null : value.getBytes(StandardCharsets.UTF_8), ts);
+        drain();
+        return this;
+    }
+
+    /** Moves the wall clock forward to {@code ts} in 1 s steps, running wall-clock punctuators on the way. */
+    TopologyHarness advanceTo(long ts) {
+        while (wallClock + 1_000 <= ts) {
+            driver.advanceWallClockTime(Duration.ofMillis(1_000));
+            wallClock += 1_000;
+        }
+        return this;
+    }
+
+    private void drain() {
+        alerts.addAll(alertsOut.readValuesToList());
+        bandwidth.addAll(bandwidthOut.readValuesToList());
+        linkHealth.addAll(linkHealthOut.readValuesToList());
+        deadLetters.addAll(deadLetterOut.readRecordsToList());
+    }
+
+    List<Alert> alerts(String type) {
+        drain();
+        return alerts.stream().filter(a -> a.type().equals(type)).toList();
+    }
+
+    List<Alert> firing(String type) {
+        return alerts(type).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
+    }
+
+    double counter(String name) {
+        return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+}

@@ -1,0 +1,225 @@
+package io.rdmamon.streams;
+
+import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.PortSample;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * A small simulated cluster for topology tests: training jobs whose ranks run ring all-reduce bursts each iteration
+ * with compute gaps between them, sampled at 1 Hz per port the way a collector would (the average rate over the
+ * interval), plus one host interface per node. Faults and phases are layered on: hangs, pauses with host traffic
+ * (checkpoints), evaluation phases at a lower level, a slow or missing rank, silent collectors, and a hook to alter
+ * any sample (link state, errors, rate).
+ */
+final class TrainingTraffic {
+    static final long LINK_RATE = 25_000_000_000L;
+    static final double HOST_BASE = 2_000_000;
+
+    /** One record to feed, in time order: a port sample, a host sample or a job record. */
+    record Event(long ts, PortSample port, HostIfaceSample host, JobRecord job) {
+    }
+
+    private final List<Job> jobs = new ArrayList<>();
+    private final List<Event> jobRecords = new ArrayList<>();
+    private final Map<String, List<long[]>> silences = new LinkedHashMap<>();
+    private final Map<String, List<double[]>> hostBursts = new LinkedHashMap<>();
+    private final List<String> extraPorts = new ArrayList<>();
+    private UnaryOperator<PortSample> tweak = s -> s;
+
+    /** A training job on the given nodes, one rank per node and device. */
+    Job job(String uid, List<String> nodes, List<String> devices) {
+        Job job = new Job(uid, nodes, devices);
+        jobs.add(job);
+        return job;
+    }
+
+    /** Publishes the job's record at {@code at} with the given state. */
+    TrainingTraffic record(Job job, String state, long at) {
+        jobRecords.add(new Event(at, null, null, job.record(state, at)));
+        return this;
+    }
+
+    /** No samples at all from {@code node} in [from, to). */
+    TrainingTraffic silence(String node, long from, long to) {
+        silences.computeIfAbsent(node, n -> new ArrayList<>()).add(new long[]{from, to});
+        return this;
+    }
+
+    /** Host interface traffic of {@code node} at {@code bytesPerSec} (tx + rx) in [from, to): storage, checkpoints. */
+    TrainingTraffic hostBurst(String node, long from, long to, double bytesPerSec) {
+        hostBursts.computeIfAbsent(node, n -> new ArrayList<>()).add(new double[]{from, to, bytesPerSec});
+        return this;
+    }
+
+    /** A port no job holds (still sampled, idle). */
+    TrainingTraffic sparePort(String node, String device) {
+        extraPorts.add(node + "/" + device);
+        return this;
+    }
+
+    TrainingTraffic tweak(UnaryOperator<PortSample> tweak) {
+        UnaryOperator<PortSample> before = this.tweak;
+        this.tweak = s -> tweak.apply(before.apply(s));
+        return this;
+    }
+
+    /** All records in [from, to), 1 Hz per port and host interface, sorted by time (job records first on ties). */
+    List<Event> run(long from, long to) {
+        List<Event> out = new ArrayList<>(jobRecords.stream().filter(e -> e.ts() >= from && e.ts() < to).toList());
+        Map<String, Job> portOwner = new LinkedHashMap<>();
+        for (Job job : jobs) {
+            for (String node : job.nodes) {
+                for (String device : job.devices) {
+                    portOwner.putIfAbsent(node + "/" + device, null);
+                }
+            }
+        }
+        extraPorts.forEach(p -> portOwner.putIfAbsent(p, null));
+        List<String> nodes = portOwner.keySet().stream().map(p -> p.substring(0, p.indexOf('/'))).distinct().toList();
+        for (long t = from + 1_000; t < to; t += 1_000) {
+            for (String port : portOwner.keySet()) {
+                String node = port.substring(0, port.indexOf('/'));
+                String device = port.substring(port.indexOf('/') + 1);
+                if (!silent(node, t)) {
+                    out.add(new Event(t, tweak.apply(sample(node, device, t)), null, null));
+                }
+            }
+            for (String node : nodes) {
+                if (!silent(node, t)) {
+                    out.add(new Event(t, null, host(node, t), null));
+                }
+            }
+        }
+        out.sort(Comparator.comparingLong(Event::ts).thenComparing(e -> e.job() == null));
+        return out;
+    }
+
+    private PortSample sample(String node, String device, long t) {
+        double rate = 0;
+        for (Job job : jobs) {
+            rate += job.rate(node, device, t - 1_000, t);
+        }
+        return new PortSample(PortSample.VERSION, node, device, 1, t, 1_000, PortSample.SOURCE_SYSFS, "ACTIVE",
+                "LinkUp", "Ethernet", LINK_RATE, rate, rate, rate / 4096, rate / 4096, Map.of(), Map.of());
+    }
+
+    private HostIfaceSample host(String node, long t) {
+        double rate = HOST_BASE;
+        for (double[] burst : hostBursts.getOrDefault(node, List.of())) {
+            if (t > burst[0] && t <= burst[1]) {
+                rate = burst[2];
+            }
+        }
+        return new HostIfaceSample(HostIfaceSample.VERSION, node, "eth0", t, 1_000, rate / 2, rate / 2, null, null,
+                Map.of());
+    }
+
+    private boolean silent(String node, long t) {
+        return silences.getOrDefault(node, List.of()).stream().anyMatch(w -> t >= w[0] && t < w[1]);
+    }
+
+    /** One training job: ring all-reduce bursts of {@code commMs} every {@code periodMs} at {@code burstRate}. */
+    static final class Job {
+        final String uid;
+        final List<String> nodes;
+        final List<String> devices;
+        long periodMs = 1_000;
+        long commMs = 400;
+        double burstRate = 10e9;
+        long trainFrom = Long.MIN_VALUE;
+        long trainTo = Long.MAX_VALUE;
+        private final List<long[]> pauses = new ArrayList<>();
+        private final List<double[]> phases = new ArrayList<>();
+        private final Map<String, double[]> rankFactors = new LinkedHashMap<>();
+
+        Job(String uid, List<String> nodes, List<String> devices) {
+            this.uid = uid;
+            this.nodes = nodes;
+            this.devices = devices;
+        }
+
+        Job iteration(long periodMs, long commMs, double burstRate) {
+            this.periodMs = periodMs;
+            this.commMs = commMs;
+            this.burstRate = burstRate;
+            return this;
+        }
+
+        /** Traffic flows only in [from, to): before is setup, after is a hang or the end. */
+        Job trains(long from, long to) {
+            this.trainFrom = from;
+            this.trainTo = to;
+            return this;
+        }
+
+        /** No RDMA traffic in [from, to): a checkpoint, a data-loader stall. */
+        Job pause(long from, long to) {
+            pauses.add(new long[]{from, to});
+            return this;
+        }
+
+        /** In [from, to) bursts run at {@code level} × the usual rate every {@code periodMs}: an evaluation phase. */
+        Job phase(long from, long to, double level, long periodMs, long commMs) {
+            phases.add(new double[]{from, to, level, periodMs, commMs});
+            return this;
+        }
+
+        /** From {@code from} on, the port {@code node/device} carries {@code factor} × its usual traffic. */
+        Job portFactor(String node, String device, long from, double factor) {
+            rankFactors.put(node + "/" + device, new double[]{from, factor});
+            return this;
+        }
+
+        int rank(String node, String device) {
+            return nodes.indexOf(node) * devices.size() + devices.indexOf(device);
+        }
+
+        JobRecord record(String state, long at) {
+            List<JobRecord.Rank> ranks = new ArrayList<>();
+            for (String node : nodes) {
+                for (String device : devices) {
+                    ranks.add(new JobRecord.Rank(rank(node, device), uid + "-worker-" + rank(node, device), node,
+                            List.of(device)));
+                }
+            }
+            return new JobRecord(JobRecord.VERSION, uid, "job-" + uid, "team-a", state, at, at, ranks.size(), ranks,
+                    Map.of());
+        }
+
+        /** Average rate (each direction) of this job on a port over (from, to]. */
+        double rate(String node, String device, long from, long to) {
+            if (!nodes.contains(node) || !devices.contains(device)) {
+                return 0;
+            }
+            double bytes = 0;
+            for (long t = from; t < to; t += 10) {
+                bytes += instantRate(t) * 0.010;
+            }
+            double[] factor = rankFactors.get(node + "/" + device);
+            if (factor != null && to > factor[0]) {
+                bytes *= factor[1];
+            }
+            return bytes * 1000.0 / (to - from);
+        }
+
+        private double instantRate(long t) {
+            if (t < trainFrom || t >= trainTo || pauses.stream().anyMatch(p -> t >= p[0] && t < p[1])) {
+                return 0;
+            }
+            for (double[] phase : phases) {
+                if (t >= phase[0] && t < phase[1]) {
+                    long period = (long) phase[3];
+                    return Math.floorMod(t, period) < phase[4] ? burstRate * phase[2] : 0;
+                }
+            }
+            return Math.floorMod(t - trainFrom, periodMs) >= periodMs - commMs ? burstRate : 0;
+        }
+    }
+}
