@@ -12,7 +12,8 @@ import static io.rdmamon.influx.InfluxQl.quote;
  * give comparable numbers. Utilisation is {@code link_health.utilisation}: the larger of tx and rx bytes per second
  * over the port's nominal rate. Percentiles are InfluxDB's nearest-rank {@code percentile()}.
  *
- * @param retentionPolicy where to read: the rollup policy ({@code rp_1y}) or the raw one ({@code rp_raw})
+ * @param retentionPolicy where to read: the rollup policy ({@code rp_1y}), the raw one ({@code rp_raw}), or empty
+ *                        for none (InfluxDB 3 Core)
  * @param window          how far back from now
  */
 public record CapacityQueries(String retentionPolicy, Duration window) {
@@ -103,8 +104,10 @@ public record CapacityQueries(String retentionPolicy, Duration window) {
         return "time > now() - " + windowLiteral();
     }
 
+    /** No policy (InfluxDB 3 Core, {@code influx.retention.policy=} empty): the database's own data. */
     private String from(String measurement) {
-        return quote(retentionPolicy) + "." + quote(measurement);
+        return retentionPolicy == null || retentionPolicy.isEmpty() ? quote(measurement)
+                : quote(retentionPolicy) + "." + quote(measurement);
     }
 
     private static String number(double value) {

@@ -213,6 +213,15 @@ class DashboardLintTest {
                 week.jobDemand().replace("time > now() - 7d", "$timeFilter"));
     }
 
+    @Test
+    void shouldDocumentTheCapacityQueriesExactlyAsTheReportRunsThem() throws Exception {
+        String docs = java.nio.file.Files.readString(java.nio.file.Path.of("docs", "dashboards.md"));
+        CapacityQueries q = new CapacityQueries("rp_1y", Duration.ofDays(7));
+
+        assertThat(docs).contains(q.linkPercentiles(), q.linkPeakHour(), q.nodePercentiles(), q.nodePeakHour(),
+                q.idleLinks(0.01), q.jobNames(), q.jobDemand(), q.hourlyThroughput());
+    }
+
     private static Set<String> datasourceUids() {
         Set<String> uids = new HashSet<>();
         GrafanaFiles.yamlFiles().stream().filter(f -> f.startsWith(GrafanaFiles.PROVISIONING.resolve("datasources")))
