@@ -27,7 +27,7 @@ class AlertRulesTest {
 
     @BeforeAll
     static void loadScenario() {
-        db = ScenarioDatabase.get();
+        db = ScenarioDatabase.fresh();
     }
 
     @Test

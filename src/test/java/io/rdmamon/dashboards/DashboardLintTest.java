@@ -9,6 +9,8 @@ import io.rdmamon.influx.MeasurementSpec;
 import io.rdmamon.influx.Schema;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -215,7 +217,7 @@ class DashboardLintTest {
 
     @Test
     void shouldDocumentTheCapacityQueriesExactlyAsTheReportRunsThem() throws Exception {
-        String docs = java.nio.file.Files.readString(java.nio.file.Path.of("docs", "dashboards.md"));
+        String docs = Files.readString(Path.of("docs", "dashboards.md"));
         CapacityQueries q = new CapacityQueries("rp_1y", Duration.ofDays(7));
 
         assertThat(docs).contains(q.linkPercentiles(), q.linkPeakHour(), q.nodePercentiles(), q.nodePeakHour(),

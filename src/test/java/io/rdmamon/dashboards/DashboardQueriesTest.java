@@ -30,7 +30,7 @@ class DashboardQueriesTest {
 
     @BeforeAll
     static void loadScenario() {
-        db = ScenarioDatabase.get();
+        db = ScenarioDatabase.fresh();
         now = System.currentTimeMillis();
     }
 

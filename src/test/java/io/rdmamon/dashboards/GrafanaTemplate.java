@@ -1,9 +1,11 @@
 package io.rdmamon.dashboards;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rdmamon.config.Durations;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +66,7 @@ final class GrafanaTemplate {
                     if (sort == 1 || sort == 3 || sort == 5) {
                         found.sort(null);
                     } else if (sort == 2 || sort == 4 || sort == 6) {
-                        found.sort(java.util.Comparator.reverseOrder());
+                        found.sort(Comparator.reverseOrder());
                     }
                     yield v.path("includeAll").asBoolean() ? found : List.of(found.get(0));
                 }
@@ -80,7 +82,7 @@ final class GrafanaTemplate {
     String interpolate(String query, String timeFrom, String minInterval) {
         long fromMs = nowMs - relative(timeFrom).toMillis();
         Duration interval = interval(nowMs - fromMs, minInterval == null ? DATASOURCE_MIN_INTERVAL
-                : io.rdmamon.config.Durations.parse(minInterval));
+                : Durations.parse(minInterval));
         String timeFilter = "time >= " + fromMs + "ms and time <= " + nowMs + "ms";
         Matcher m = VARIABLE.matcher(query);
         StringBuilder out = new StringBuilder();

@@ -1,6 +1,7 @@
 package io.rdmamon.testing;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.influx.InfluxSetup;
 import io.rdmamon.influx.Schema;
@@ -31,6 +32,11 @@ import static org.awaitility.Awaitility.await;
  * are then queried against it; nobody writes to it afterwards.
  */
 public final class ScenarioDatabase {
+    /**
+     * How old the scenario's end may be for tests of "now" panels: the silent-collector queries look 2 minutes back
+     * from the server's clock, and other test classes may run between two users of the shared scenario.
+     */
+    private static final Duration FRESH_FOR = Duration.ofSeconds(60);
     private static ScenarioDatabase loaded;
 
     public final ClusterScenario scenario;
@@ -43,12 +49,22 @@ public final class ScenarioDatabase {
         this.client = client;
     }
 
-    /** The loaded scenario; the first call publishes, sinks and rolls it up (a few seconds). */
+    /** The loaded scenario, whatever its age; the first call publishes, sinks and rolls it up (a few seconds). */
     public static synchronized ScenarioDatabase get() {
         if (loaded == null) {
             loaded = load();
         }
         return loaded;
+    }
+
+    /** The loaded scenario if it ended less than a minute ago, else a new one (the old database is dropped). */
+    public static synchronized ScenarioDatabase fresh() {
+        if (loaded != null && System.currentTimeMillis() - loaded.scenario.end() > FRESH_FOR.toMillis()) {
+            InfluxQl.execute(loaded.client, loaded.database(), "DROP DATABASE " + InfluxQl.quote(loaded.database()));
+            loaded.client.close();
+            loaded = null;
+        }
+        return get();
     }
 
     public String url() {
