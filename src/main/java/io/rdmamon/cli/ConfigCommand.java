@@ -29,6 +29,7 @@ public final class ConfigCommand implements Runnable {
         roles.put("sink", new Role("streams/sink.properties", "rdmamon sink: default configuration", SinkConfig.CONFIG,
                 "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers "
                         + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.max.poll.records default 5000, "
+                        + "kafka.max.partition.fetch.bytes default 4194304, "
                         + "kafka.security.protocol, ...; kafka.enable.auto.commit is always false). "
                         + "rdmamon influx init reads the influx.* keys of the same file."));
         return roles;

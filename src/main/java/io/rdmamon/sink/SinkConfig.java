@@ -58,12 +58,16 @@ public final class SinkConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND_ADDRESS = "0.0.0.0";
     private static final String METRICS_BIND_ADDRESS_DOC = "Address the /metrics endpoint binds to.";
 
-    /** Consumer defaults the sink needs; {@code kafka.*} overrides them, except auto-commit, which stays off. */
+    /**
+     * Consumer defaults the sink needs; {@code kafka.*} overrides them, except auto-commit, which stays off. A poll of
+     * up to 5,000 records (4 MiB per partition, records are ~400 bytes) makes one full-size write.
+     */
     public static final Map<String, Object> DEFAULT_CONSUMER = Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
             ConsumerConfig.GROUP_ID_CONFIG, "rdmamon-sink",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_BATCH_MAX_POINTS);
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_BATCH_MAX_POINTS,
+            ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
 
     public static final ConfigDef CONFIG = InfluxSettings.define(new ConfigDef())
             .define(BATCH_MAX_POINTS_CONFIG, Type.INT, DEFAULT_BATCH_MAX_POINTS, ConfigDef.Range.between(1, 100_000),

@@ -149,6 +149,32 @@ class InfluxSinkTest {
         assertThat(fixture.counter("rdmamon.sink.records.dead.lettered")).isEqualTo(3.0);
     }
 
+    @Test
+    void shouldNotDuplicatePointsWhenTheTopicsAreReadAgain() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            fixture.send(fixture.portTopic, "n1/mlx5_0/1", new PortSample(1, "n1", "mlx5_0", 1, TS + i * 1000L, 1000,
+                    "sysfs", "ACTIVE", null, null, null, 1.0 + i, 2.0, null, null, Map.of("port_rcv_errors", 1L),
+                    null));
+        }
+        fixture.send(fixture.jobTopic, "uid-1", new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000,
+                1.0, 1.0, 1, 1, null, null, null, false, List.of(
+                new JobBandwidth.RankBandwidth(0, "n1", 1.0, 1.0, 1.0, false))));
+        fixture.flush();
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.committed(fixture.portTopic) == 3
+                && fixture.committed(fixture.jobTopic) == 1);
+        fixture.stopSink();
+
+        String replay = "replay-" + fixture.suffix;
+        fixture.startSink(new SinkConfig(fixture.settings(Map.of("kafka.group.id", replay))));
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.committed(replay, fixture.portTopic) == 3
+                && fixture.committed(replay, fixture.jobTopic) == 1);
+
+        assertThat(fixture.count("rdma_port", "tx_bytes_per_sec")).isEqualTo(3);
+        assertThat(fixture.count("rdma_port_errors", "increment")).isEqualTo(3);
+        assertThat(fixture.count("job_bandwidth", "bytes_per_sec")).isEqualTo(1);
+        assertThat(fixture.count("job_rank_bandwidth", "bytes_per_sec")).isEqualTo(1);
+    }
+
     private void assertFieldTypesMatchTheSchema() {
         for (MeasurementSpec m : Schema.ALL) {
             Map<String, String> declared = new HashMap<>();

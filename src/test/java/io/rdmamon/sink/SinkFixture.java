@@ -112,14 +112,18 @@ final class SinkFixture implements AutoCloseable {
 
     /** The sink group's committed offsets, summed over all partitions of {@code topic}. */
     long committed(String topic) {
+        return committed(groupId, topic);
+    }
+
+    long committed(String group, String topic) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(groupId)
+            Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
                     .partitionsToOffsetAndMetadata().get();
             return offsets.entrySet().stream()
                     .filter(e -> e.getKey().toString().startsWith(topic + "-") && e.getValue() != null)
                     .mapToLong(e -> e.getValue().offset()).sum();
         } catch (Exception e) {
-            throw new IllegalStateException("cannot read committed offsets of " + groupId, e);
+            throw new IllegalStateException("cannot read committed offsets of " + group, e);
         }
     }
 
