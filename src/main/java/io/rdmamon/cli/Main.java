@@ -2,6 +2,7 @@ package io.rdmamon.cli;
 
 import io.rdmamon.alerts.AlertsCommand;
 import io.rdmamon.bench.BenchCommand;
+import io.rdmamon.capacity.CapacityCommand;
 import io.rdmamon.collector.CollectorCommand;
 import io.rdmamon.demo.DemoCommand;
 import io.rdmamon.influx.InfluxCommand;
@@ -24,6 +25,7 @@ import picocli.CommandLine.Command;
                 SimulateCommand.class,
                 SinkCommand.class,
                 InfluxCommand.class,
+                CapacityCommand.class,
         })
 public final class Main {
 
