@@ -10,7 +10,12 @@ import io.rdmamon.config.Durations;
 import io.rdmamon.metrics.MetricsEndpoint;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
+import io.rdmamon.influx.InfluxSettings;
+import io.rdmamon.influx.InfluxSetup;
 import io.rdmamon.model.Topics;
+import io.rdmamon.sink.InfluxSink;
+import io.rdmamon.sink.SinkConfig;
+import org.influxdb.InfluxDB;
 import io.rdmamon.sim.SysfsTreeWriter;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -73,6 +78,11 @@ public final class DemoCommand implements Callable<Integer> {
             description = "When the bert-finetune job's gradient sync hangs (default ${DEFAULT-VALUE}).")
     Duration hangAt;
 
+    @Option(names = "--influx-url", defaultValue = "http://127.0.0.1:8086",
+            description = "InfluxDB (1.x API) to fill through the real sink when it answers; database rdmamon is "
+                    + "created by 'influx init' (default ${DEFAULT-VALUE}; 'none' turns the sink off).")
+    String influxUrl;
+
     @Option(names = "--plain", description = "Print the view as plain text every second instead of redrawing the "
             + "screen (default when stdout is not a terminal).")
     boolean plain;
@@ -99,6 +109,8 @@ public final class DemoCommand implements Callable<Integer> {
             open.add(ticker::shutdownNow);
             ticker.scheduleAtFixedRate(() -> cluster.tick(System.currentTimeMillis()), 100, 100, TimeUnit.MILLISECONDS);
             publishJobs(bootstrap, cluster.jobs());
+
+            startSinkIfInfluxAnswers(bootstrap, open);
 
             Path eadm = EadmSimScript.install(dir.resolve("bin"));
             for (SimulatedCluster.Node node : cluster.nodes()) {
@@ -157,6 +169,30 @@ public final class DemoCommand implements Callable<Integer> {
                 new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry()));
         collector.start(config.intervalMs());
         return collector;
+    }
+
+    /** The sink runs in the demo when an InfluxDB answers: the dashboards in dashboards/ then show the demo live. */
+    private void startSinkIfInfluxAnswers(String bootstrap, List<AutoCloseable> open) {
+        if ("none".equals(influxUrl)) {
+            return;
+        }
+        SinkConfig config = new SinkConfig(Map.of(InfluxSettings.URL_CONFIG, influxUrl,
+                "kafka.bootstrap.servers", bootstrap, "metrics.port", "-1"));
+        try (InfluxDB db = config.influx().connect()) {
+            if (!db.ping().isGood()) {
+                throw new IllegalStateException("ping failed");
+            }
+            new InfluxSetup(db, config.influx()).apply();
+        } catch (RuntimeException e) {
+            log.info("demo: no InfluxDB at {} ({}); the sink is off. Start one (apt-get install influxdb) to see "
+                    + "the Grafana dashboards fill.", influxUrl, e.getMessage());
+            return;
+        }
+        InfluxSink sink = new InfluxSink(config, new MetricsEndpoint().registry());
+        Thread thread = new Thread(sink, "demo-sink");
+        thread.start();
+        open.add(0, sink);
+        log.info("demo: writing to InfluxDB at {} (database {})", influxUrl, config.influx().database());
     }
 
     private static void createTopics(String bootstrap) throws Exception {

@@ -1,6 +1,9 @@
 package io.rdmamon.demo;
 
 import io.rdmamon.cli.Main;
+import io.rdmamon.influx.InfluxdProcess;
+import io.rdmamon.testing.LocalInfluxd;
+import org.influxdb.InfluxDB;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -20,7 +23,9 @@ class DemoCommandTest {
         StringWriter out = new StringWriter();
         CommandLine cmd = Main.commandLine();
         cmd.setOut(new PrintWriter(out, true));
-        int rc = cmd.execute("demo", "--duration", "30s", "--plain", "--work-dir", dir.toString());
+        InfluxdProcess influxd = LocalInfluxd.shared();
+        int rc = cmd.execute("demo", "--duration", "30s", "--plain", "--work-dir", dir.toString(),
+                "--influx-url", influxd.url());
         assertThat(rc).isZero();
         String screen = lastScreen(out.toString());
         for (String port : new String[]{"gpu-node-1 mlx5_0/1", "gpu-node-4 mlx5_1/1", "gpu-node-5 erdma_0/1",
@@ -30,6 +35,11 @@ class DemoCommandTest {
                     .matcher(screen);
             assertThat(m.find()).as(port + " in\n" + screen).isTrue();
             assertThat(Double.parseDouble(m.group(1))).as(port + " tx Gb/s").isGreaterThan(5.0);
+        }
+        // the sink ran too: the ten ports' samples are in InfluxDB (database created by the demo's influx init)
+        try (InfluxDB influx = LocalInfluxd.client(influxd)) {
+            assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))
+                    .isGreaterThan(100);
         }
     }
 
