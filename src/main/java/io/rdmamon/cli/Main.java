@@ -1,5 +1,7 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.jobs.JobsCommand;
+import io.rdmamon.streams.StreamsCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -7,7 +9,7 @@ import picocli.CommandLine.Command;
 /** {@code rdmamon}: one binary, several roles; each subcommand is a small class over the shared packages. */
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {StreamsCommand.class, JobsCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     public static void main(String[] args) {
