@@ -8,6 +8,8 @@ import io.rdmamon.demo.DemoCommand;
 import io.rdmamon.influx.InfluxCommand;
 import io.rdmamon.scenario.SimulateCommand;
 import io.rdmamon.sink.SinkCommand;
+import io.rdmamon.jobs.JobsCommand;
+import io.rdmamon.streams.StreamsCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,6 +20,8 @@ import picocli.CommandLine.Command;
         subcommands = {
                 CommandLine.HelpCommand.class,
                 CollectorCommand.class,
+                StreamsCommand.class,
+                JobsCommand.class,
                 AlertsCommand.class,
                 BenchCommand.class,
                 ConfigCommand.class,

@@ -176,15 +176,21 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         if (s.firstTrafficAt == null) {
             s.firstTrafficAt = ts;
         }
-        if (s.lastActiveAt != null && ts > s.lastActiveAt) {
+        if (s.lastActiveAt != null && ts <= s.lastActiveAt) {
+            // late news of traffic we already knew about (a slower upstream partition): changes nothing
+            return;
+        }
+        if (s.lastActiveAt != null) {
             long gap = ts - s.lastActiveAt;
             if (gap > quietGap(s)) {
                 learnQuiet(s, s.lastActiveAt, gap);
             }
             s.activeMs += Math.min(gap, s.intervalMs);
         }
-        if (s.lastActiveAt == null || ts > s.lastActiveAt) {
-            s.lastActiveAt = ts;
+        s.lastActiveAt = ts;
+        if (ts < s.now - quietGap(s)) {
+            // traffic seen only now from a lagging port: it moves the quiet's start, it does not end a stall
+            return;
         }
         if (s.phase == Phase.STALLED) {
             observations.add(Observation.cleared(s.subject(), ts));
@@ -195,13 +201,16 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         }
     }
 
-    /** A quiet period ended: an ordinary gap teaches the job's threshold, a long or explained one is a pause. */
+    /**
+     * A quiet period ended. While the job warms up every gap is its pattern (once it has shown some traffic: the setup
+     * after NCCL init would teach the wrong threshold); later, a gap that outlasted the threshold, or one with
+     * storage traffic, is a pause (checkpoint, evaluation) and the rest are ordinary gaps.
+     */
     private void learnQuiet(StallState s, long start, long length) {
         boolean hinted = s.hostHintAt != null && s.hostHintAt >= start;
-        if (hinted || s.phase == Phase.STALLED || length >= threshold(s)) {
+        if (hinted || s.phase != Phase.STARTING && length >= threshold(s)) {
             s.history.addPause(start, length);
         } else if (s.activeMs >= cfg.stallWarmupActiveMs() / 2) {
-            // gaps before the job has shown a pattern (setup after NCCL init) would teach the wrong threshold
             s.history.addGap(length);
         }
     }
