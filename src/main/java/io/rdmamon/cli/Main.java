@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 /** {@code rdmamon}: one binary, several roles; each subcommand is a small class over the shared packages. */
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.",
-        subcommands = {CommandLine.HelpCommand.class, io.rdmamon.scenario.SimulateCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, io.rdmamon.scenario.SimulateCommand.class,
+                io.rdmamon.replay.ReplayCommand.class, io.rdmamon.evaluate.EvaluateCommand.class})
 public final class Main {
 
     public static void main(String[] args) {
