@@ -1,5 +1,11 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.alerts.AlertsCommand;
+import io.rdmamon.bench.BenchCommand;
+import io.rdmamon.collector.CollectorCommand;
+import io.rdmamon.evaluate.EvaluateCommand;
+import io.rdmamon.replay.ReplayCommand;
+import io.rdmamon.scenario.SimulateCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -7,8 +13,16 @@ import picocli.CommandLine.Command;
 /** {@code rdmamon}: one binary, several roles; each subcommand is a small class over the shared packages. */
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.",
-        subcommands = {CommandLine.HelpCommand.class, io.rdmamon.scenario.SimulateCommand.class,
-                io.rdmamon.replay.ReplayCommand.class, io.rdmamon.evaluate.EvaluateCommand.class})
+        subcommands = {
+                CommandLine.HelpCommand.class,
+                CollectorCommand.class,
+                AlertsCommand.class,
+                BenchCommand.class,
+                ConfigCommand.class,
+                SimulateCommand.class,
+                ReplayCommand.class,
+                EvaluateCommand.class,
+        })
 public final class Main {
 
     public static void main(String[] args) {

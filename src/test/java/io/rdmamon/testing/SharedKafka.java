@@ -39,8 +39,13 @@ public final class SharedKafka {
 
     /** A new, separately owned cluster (e.g. for a test that stops and restarts the broker); the caller closes it. */
     public static KafkaClusterTestKit start() {
+        return start(Map.of());
+    }
+
+    /** {@link #start()} with extra broker/controller settings. */
+    public static KafkaClusterTestKit start(Map<String, String> extraProps) {
         try {
-            KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
                     .setCombined(true)
                     .setNumBrokerNodes(1)
                     .setNumControllerNodes(1)
@@ -51,8 +56,9 @@ public final class SharedKafka {
                     .setConfigProp("transaction.state.log.replication.factor", "1")
                     .setConfigProp("transaction.state.log.min.isr", "1")
                     .setConfigProp("transaction.state.log.num.partitions", "4")
-                    .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                    .build();
+                    .setConfigProp("group.initial.rebalance.delay.ms", "0");
+            extraProps.forEach(builder::setConfigProp);
+            KafkaClusterTestKit kit = builder.build();
             kit.format();
             kit.startup();
             kit.waitForReadyBrokers();

@@ -1,0 +1,63 @@
+package io.rdmamon.alerts;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Writes records that cannot be delivered to the dead-letter topic: the original key, value and headers, plus
+ * headers {@code reason} (text, e.g. the receiver's HTTP answer), {@code receiver}, {@code source.topic},
+ * {@code source.partition} and {@code source.offset}. Synchronous, so an offset is committed only once its record
+ * is safely on the dead-letter topic.
+ */
+final class DeadLetters implements AutoCloseable {
+    static final String REASON = "reason";
+    static final String RECEIVER = "receiver";
+    static final String SOURCE_TOPIC = "source.topic";
+    static final String SOURCE_PARTITION = "source.partition";
+    static final String SOURCE_OFFSET = "source.offset";
+
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final String topic;
+
+    DeadLetters(Map<String, Object> kafkaSettings, String topic) {
+        Map<String, Object> settings = new HashMap<>(kafkaSettings);
+        settings.put(ProducerConfig.ACKS_CONFIG, "all");
+        settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        this.producer = new KafkaProducer<>(settings);
+        this.topic = topic;
+    }
+
+    void publish(ConsumerRecord<byte[], byte[]> record, String receiver, String reason)
+            throws ExecutionException, InterruptedException {
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(topic, null, record.key(), record.value(),
+                new RecordHeaders(record.headers().toArray()));
+        Headers headers = out.headers();
+        headers.add(REASON, bytes(reason));
+        headers.add(RECEIVER, bytes(receiver));
+        headers.add(SOURCE_TOPIC, bytes(record.topic()));
+        headers.add(SOURCE_PARTITION, bytes(Integer.toString(record.partition())));
+        headers.add(SOURCE_OFFSET, bytes(Long.toString(record.offset())));
+        producer.send(out).get();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}

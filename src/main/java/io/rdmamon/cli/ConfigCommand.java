@@ -1,0 +1,66 @@
+package io.rdmamon.cli;
+
+import io.rdmamon.alerts.AlertsConfig;
+import io.rdmamon.collector.CollectorConfig;
+import io.rdmamon.config.PropertiesDoc;
+import org.apache.kafka.common.config.ConfigDef;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code rdmamon config show ROLE}: prints a role's every setting with its default and doc, as a properties file. */
+@Command(name = "config", description = "Print a role's configuration keys, defaults and docs as a properties file.",
+        mixinStandardHelpOptions = true)
+public final class ConfigCommand implements Runnable {
+    /** Role name → its default file, title, definition and pass-through note. One entry per configurable role. */
+    static Map<String, Role> roles() {
+        Map<String, Role> roles = new LinkedHashMap<>();
+        roles.put("collector", new Role("collector/collector.properties", "rdmamon collector: default configuration", CollectorConfig.CONFIG,
+                "Kafka producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
+                        + "kafka.security.protocol, kafka.sasl.jaas.config, kafka.ssl.truststore.location, ...)."));
+        roles.put("alerts", new Role("streams/alerts.properties", "rdmamon alerts: default configuration", AlertsConfig.CONFIG,
+                "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
+                        + "kafka.security.protocol, kafka.sasl.jaas.config, ...)."));
+        return roles;
+    }
+
+    /** {@code file}: where the repository ships this role's default configuration. */
+    record Role(String file, String title, ConfigDef def, String passThroughNote) {
+        String render() {
+            return PropertiesDoc.render(title, def, passThroughNote);
+        }
+    }
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", description = "show")
+    String action;
+
+    @Parameters(index = "1", description = "Role: ${COMPLETION-CANDIDATES}", completionCandidates = RoleNames.class)
+    String role;
+
+    @Override
+    public void run() {
+        if (!"show".equals(action)) {
+            throw new IllegalArgumentException("unknown action '" + action + "': use 'config show ROLE'");
+        }
+        Role r = roles().get(role);
+        if (r == null) {
+            throw new IllegalArgumentException("unknown role '" + role + "': one of " + roles().keySet());
+        }
+        spec.commandLine().getOut().print(r.render());
+        spec.commandLine().getOut().flush();
+    }
+
+    static final class RoleNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return roles().keySet().iterator();
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.rdmamon.collector;
+
+import io.rdmamon.collector.eadm.EadmConfig;
+import io.rdmamon.collector.eadm.EadmCrossCheck;
+import io.rdmamon.collector.eadm.EadmSupervisor;
+import io.rdmamon.collector.host.HostIfaceSource;
+import io.rdmamon.collector.publish.KafkaSampleSink;
+import io.rdmamon.collector.publish.PublishConfig;
+import io.rdmamon.collector.sysfs.SysfsPortSource;
+import io.rdmamon.config.Durations;
+import io.rdmamon.metrics.MetricsEndpoint;
+import io.rdmamon.model.Json;
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code rdmamon collector}: the node agent. */
+@Command(name = "collector", mixinStandardHelpOptions = true,
+        description = {"Samples the node's RDMA ports (sysfs counters, eadm) and host interfaces every interval and "
+                + "publishes one record per port to Kafka.",
+                "",
+                "  rdmamon collector --config /etc/rdmamon/collector.properties",
+                "  rdmamon collector --once --sysfs /sys            # no Kafka: print what rdmamon sees",
+                "",
+                "Every configuration key (rdmamon config show collector) can also be set by environment: "
+                        + "collector.interval.ms as RDMAMON_COLLECTOR_INTERVAL_MS, kafka.bootstrap.servers as "
+                        + "RDMAMON_KAFKA_BOOTSTRAP_SERVERS."})
+public final class CollectorCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(CollectorCommand.class);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (see collector/collector.properties).")
+    Path configFile;
+
+    @Option(names = "--once", description = "No Kafka: read twice, one interval apart, and print the second pass's "
+            + "records as JSON lines on stdout.")
+    boolean once;
+
+    @Option(names = "--sysfs", paramLabel = "DIR", description = "sysfs root (collector.sysfs.root, default /sys).")
+    Path sysfsRoot;
+
+    @Option(names = "--interval", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "Sampling interval, e.g. 1s or 250ms, at least 100ms (collector.interval.ms, default 1s).")
+    Duration interval;
+
+    @Option(names = "--node", description = "Node name (collector.node; default NODE_NAME, else the host name).")
+    String node;
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT,...",
+            description = "Kafka brokers (kafka.bootstrap.servers).")
+    String bootstrapServers;
+
+    @Option(names = "--host-interfaces", paramLabel = "IF,...",
+            description = "Host network interfaces to sample (collector.host.interfaces), e.g. eth0.")
+    String hostInterfaces;
+
+    @Option(names = "--metrics-port", description = "Prometheus /metrics port (metrics.port, default 9464; -1 off).")
+    Integer metricsPort;
+
+    @Override
+    public Integer call() throws Exception {
+        Map<String, Object> flags = new HashMap<>();
+        flags.put(CollectorConfig.SYSFS_ROOT_CONFIG, sysfsRoot == null ? null : sysfsRoot.toString());
+        flags.put(CollectorConfig.INTERVAL_MS_CONFIG, interval == null ? null : interval.toMillis());
+        flags.put(CollectorConfig.NODE_CONFIG, node);
+        flags.put(CollectorConfig.HOST_INTERFACES_CONFIG, hostInterfaces);
+        flags.put(CollectorConfig.METRICS_PORT_CONFIG, metricsPort);
+        flags.put(PublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, String> env = System.getenv();
+        CollectorConfig config = CollectorConfig.load(configFile, env, flags);
+        Path root = config.sysfsRoot();
+        if (!Files.isDirectory(root)) {
+            throw new ConfigException(CollectorConfig.SYSFS_ROOT_CONFIG, root.toString(), "no such directory");
+        }
+        if (once) {
+            return runOnce(config, env, spec.commandLine().getOut());
+        }
+        return runForever(config, env);
+    }
+
+    private int runOnce(CollectorConfig config, Map<String, String> env, PrintWriter out) throws Exception {
+        try (MetricsEndpoint metrics = new MetricsEndpoint()) {
+            // the records are printed from the second pass below; the sink is never used
+            Collector collector = build(config, env, metrics, new StdoutSink(System.out));
+            try {
+                collector.pass();
+                Thread.sleep(config.intervalMs());
+                Collector.Pass second = collector.pass();
+                second.ports().forEach(s -> out.println(Json.toString(s)));
+                second.hosts().forEach(s -> out.println(Json.toString(s)));
+                out.flush();
+            } finally {
+                collector.close();
+            }
+        }
+        return 0;
+    }
+
+    private int runForever(CollectorConfig config, Map<String, String> env) throws Exception {
+        MetricsEndpoint metrics = new MetricsEndpoint()
+                .serve(config.getString(CollectorConfig.METRICS_BIND_CONFIG), config.getInt(CollectorConfig.METRICS_PORT_CONFIG));
+        KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry());
+        Collector collector = build(config, env, metrics, sink);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("stopping: flushing buffered samples");
+            collector.close();
+            metrics.close();
+            stopped.countDown();
+        }, "collector-shutdown"));
+        log.info("collector on node {} sampling {} every {} ms", config.node(env), config.sysfsRoot(), config.intervalMs());
+        collector.start(config.intervalMs());
+        stopped.await();
+        return 0;
+    }
+
+    /** Wires a collector from its configuration (also used by the demo and the benchmark). */
+    public static Collector build(CollectorConfig config, Map<String, String> env, MetricsEndpoint metrics,
+                                  SampleSink sink) {
+        String nodeName = config.node(env);
+        var registry = metrics.registry();
+        EadmConfig eadmConfig = new EadmConfig(config.originals());
+        EadmSupervisor eadm = eadmConfig.enabled() ? new EadmSupervisor(eadmConfig, registry) : null;
+        return new Collector(nodeName, config,
+                new SysfsPortSource(config.sysfsRoot(), nodeName, config.devicesInclude(), config.devicesExclude(), registry),
+                new HostIfaceSource(config.sysfsRoot(), nodeName, config.hostInterfaces(), registry),
+                eadm, new EadmCrossCheck(eadmConfig, registry), sink, registry, Clock.systemUTC());
+    }
+}

@@ -1,0 +1,160 @@
+package io.rdmamon.collector;
+
+import io.rdmamon.collector.eadm.EadmConfig;
+import io.rdmamon.collector.publish.PublishConfig;
+import io.rdmamon.config.ConfigLoader;
+import io.rdmamon.model.Topics;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The node agent's settings. Every key has a default and a doc string; {@code collector/collector.properties} is the
+ * annotated default file. Kafka client settings pass through under {@code kafka.} (see {@link ConfigLoader}).
+ */
+public final class CollectorConfig extends AbstractConfig {
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final String NODE_CONFIG = "collector.node";
+    public static final String DEFAULT_NODE = "";
+    private static final String NODE_DOC = "Node name put in every record. Empty: the NODE_NAME environment variable "
+            + "(Kubernetes downward API), else the host name.";
+
+    public static final String INTERVAL_MS_CONFIG = "collector.interval.ms";
+    public static final long DEFAULT_INTERVAL_MS = 1_000;
+    public static final long MIN_INTERVAL_MS = 100;
+    private static final String INTERVAL_MS_DOC = "Sampling interval in milliseconds, at least 100. At 1000 a 100 Gb/s "
+            + "port that moves 12.5 GB in a second shows as 12.5e9 bytes/s in that second's record.";
+
+    public static final String SYSFS_ROOT_CONFIG = "collector.sysfs.root";
+    public static final String DEFAULT_SYSFS_ROOT = "/sys";
+    private static final String SYSFS_ROOT_DOC = "Root of sysfs: devices are read from <root>/class/infiniband and host "
+            + "interfaces from <root>/class/net. In a container, mount the host's whole /sys read-only.";
+
+    public static final String DEVICES_INCLUDE_CONFIG = "collector.devices.include";
+    public static final String DEFAULT_DEVICES_INCLUDE = ".*";
+    private static final String DEVICES_INCLUDE_DOC = "Regular expression: only RDMA devices whose name matches are read "
+            + "(e.g. erdma_.*|mlx5_[0-7]).";
+
+    public static final String DEVICES_EXCLUDE_CONFIG = "collector.devices.exclude";
+    public static final String DEFAULT_DEVICES_EXCLUDE = "";
+    private static final String DEVICES_EXCLUDE_DOC = "Regular expression: RDMA devices whose name matches are skipped, "
+            + "even when included (empty: none).";
+
+    public static final String HOST_INTERFACES_CONFIG = "collector.host.interfaces";
+    public static final String DEFAULT_HOST_INTERFACES = "";
+    private static final String HOST_INTERFACES_DOC = "Comma-separated host network interfaces (e.g. eth0,bond0) whose "
+            + "byte rates are published to the host-samples topic; storage and TCP traffic tell a checkpoint from a "
+            + "hang. Empty: none.";
+
+    public static final String PORT_SAMPLES_TOPIC_CONFIG = "collector.topic.port.samples";
+    private static final String PORT_SAMPLES_TOPIC_DOC = "Topic for port samples.";
+
+    public static final String HOST_SAMPLES_TOPIC_CONFIG = "collector.topic.host.samples";
+    private static final String HOST_SAMPLES_TOPIC_DOC = "Topic for host-interface samples.";
+
+    public static final String NO_DEVICE_WARN_INTERVAL_MS_CONFIG = "collector.no.device.warn.interval.ms";
+    public static final long DEFAULT_NO_DEVICE_WARN_INTERVAL_MS = 600_000;
+    private static final String NO_DEVICE_WARN_INTERVAL_MS_DOC = "When no RDMA device is found the collector keeps "
+            + "running and repeats its warning at most this often.";
+
+    public static final String METRICS_PORT_CONFIG = "metrics.port";
+    public static final int DEFAULT_METRICS_PORT = 9464;
+    private static final String METRICS_PORT_DOC = "Port of the Prometheus endpoint /metrics; -1 disables it.";
+
+    public static final String METRICS_BIND_CONFIG = "metrics.bind.address";
+    public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
+    private static final String METRICS_BIND_DOC = "Address the metrics endpoint binds to.";
+
+    public static final ConfigDef CONFIG = PublishConfig.define(EadmConfig.define(new ConfigDef()
+            .define(NODE_CONFIG, Type.STRING, DEFAULT_NODE, Importance.HIGH, NODE_DOC)
+            .define(INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_INTERVAL_MS, ConfigDef.Range.between(MIN_INTERVAL_MS, 3_600_000L),
+                    Importance.HIGH, INTERVAL_MS_DOC)
+            .define(SYSFS_ROOT_CONFIG, Type.STRING, DEFAULT_SYSFS_ROOT, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    SYSFS_ROOT_DOC)
+            .define(DEVICES_INCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_INCLUDE, CollectorConfig::validateRegex,
+                    Importance.MEDIUM, DEVICES_INCLUDE_DOC)
+            .define(DEVICES_EXCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_EXCLUDE, CollectorConfig::validateRegex,
+                    Importance.MEDIUM, DEVICES_EXCLUDE_DOC)
+            .define(HOST_INTERFACES_CONFIG, Type.LIST, DEFAULT_HOST_INTERFACES, Importance.MEDIUM, HOST_INTERFACES_DOC)
+            .define(PORT_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.PORT_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, PORT_SAMPLES_TOPIC_DOC)
+            .define(HOST_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.HOST_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, HOST_SAMPLES_TOPIC_DOC)
+            .define(NO_DEVICE_WARN_INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_NO_DEVICE_WARN_INTERVAL_MS,
+                    ConfigDef.Range.atLeast(1_000L), Importance.LOW, NO_DEVICE_WARN_INTERVAL_MS_DOC)
+            .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
+                    Importance.MEDIUM, METRICS_PORT_DOC)
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)));
+
+    public CollectorConfig(Map<?, ?> originals) {
+        super(CONFIG, originals, false);
+    }
+
+    /** Loads defaults &lt; file &lt; {@code RDMAMON_*} environment &lt; flags. */
+    public static CollectorConfig load(Path file, Map<String, String> env, Map<String, ?> flags) {
+        return new CollectorConfig(ConfigLoader.load(CONFIG, file, env, flags, KAFKA_PREFIX));
+    }
+
+    public String node(Map<String, String> env) {
+        String configured = getString(NODE_CONFIG);
+        if (!configured.isBlank()) {
+            return configured;
+        }
+        String fromEnv = env.get("NODE_NAME");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return fromEnv;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            throw new ConfigException(NODE_CONFIG, "", "node name not set and the host name is unknown: set "
+                    + NODE_CONFIG + " or NODE_NAME");
+        }
+    }
+
+    public long intervalMs() {
+        return getLong(INTERVAL_MS_CONFIG);
+    }
+
+    public Path sysfsRoot() {
+        return Path.of(getString(SYSFS_ROOT_CONFIG));
+    }
+
+    public Pattern devicesInclude() {
+        return Pattern.compile(getString(DEVICES_INCLUDE_CONFIG));
+    }
+
+    /** Null when nothing is excluded. */
+    public Pattern devicesExclude() {
+        String regex = getString(DEVICES_EXCLUDE_CONFIG);
+        return regex.isEmpty() ? null : Pattern.compile(regex);
+    }
+
+    public List<String> hostInterfaces() {
+        return getList(HOST_INTERFACES_CONFIG);
+    }
+
+    /** The Kafka client settings given under {@code kafka.}, prefix removed. */
+    public Map<String, Object> kafkaSettings() {
+        return ConfigLoader.withPrefix(originals(), KAFKA_PREFIX);
+    }
+
+    private static void validateRegex(String name, Object value) {
+        try {
+            Pattern.compile((String) value);
+        } catch (PatternSyntaxException e) {
+            throw new ConfigException(name, value, "not a valid regular expression: " + e.getDescription());
+        }
+    }
+}

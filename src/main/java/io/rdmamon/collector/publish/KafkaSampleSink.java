@@ -1,0 +1,209 @@
+package io.rdmamon.collector.publish;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmamon.collector.SampleSink;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The collector's Kafka output. {@link #publish} only puts the record in a bounded {@link SampleBuffer} (memory,
+ * then a spill file) and returns; a sender thread of its own hands records to an idempotent producer, at most an
+ * in-flight window at a time, so that neither a dead broker nor a metadata fetch ever stalls the sampling loop.
+ *
+ * <p>Delivery: in order per key, each record once. The producer retries a record for ever (idempotence makes the
+ * retries safe); a send refused before it reached the producer (topic metadata not available) is sent again before
+ * anything newer; a record refused for good (too large, not authorized...) is logged with its topic and key,
+ * counted, and skipped, so one bad record never blocks the rest. Records still unacknowledged at {@link #close} are
+ * written to the spill file and sent first by the next sink on the same directory.
+ */
+public final class KafkaSampleSink implements SampleSink {
+    private static final Logger log = LoggerFactory.getLogger(KafkaSampleSink.class);
+    private static final long POLL_MS = 100;
+    private static final long RETRY_BACKOFF_MS = 500;
+    private static final long WARN_INTERVAL_MS = 30_000;
+    private static final long THREAD_EXIT_MS = 5_000;
+
+    private final PublishMetrics metrics;
+    private final SampleBuffer buffer;
+    private final Producer<String, byte[]> producer;
+    private final long closeTimeoutMs;
+    private final Thread sender;
+    private final CountDownLatch closeRequested = new CountDownLatch(1);
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong lastRetryWarnMs = new AtomicLong();
+    private volatile boolean closing;
+    private volatile long drainDeadlineNanos;
+    private boolean sendRefused;
+
+    public KafkaSampleSink(PublishConfig config, MeterRegistry registry) {
+        this.metrics = new PublishMetrics(registry);
+        this.closeTimeoutMs = config.closeTimeoutMs();
+        SpillLog spill = openSpill(config);
+        this.buffer = new SampleBuffer(config.memoryBytes(), config.inFlightBytes(), spill, config.spillBytes(),
+                metrics);
+        try {
+            this.producer = new KafkaProducer<>(config.producerSettings());
+        } catch (RuntimeException e) {
+            buffer.close();
+            throw e;
+        }
+        metrics.bindBuffer(buffer, SampleBuffer::records, SampleBuffer::bytes);
+        log.info("publishing to Kafka: {}; buffer: memory {} bytes, spill {} ({} bytes)", config.describeProducer(),
+                config.memoryBytes(), spill == null ? "off" : spill.dir(), config.spillBytes());
+        this.sender = new Thread(this::sendLoop, "rdmamon-kafka-sender");
+        sender.setDaemon(true);
+        sender.start();
+    }
+
+    private static SpillLog openSpill(PublishConfig config) {
+        if (config.spillBytes() == 0) {
+            return null;
+        }
+        long segmentBytes = Math.max(64 * 1024, Math.min(16L * 1024 * 1024, config.spillBytes() / 16));
+        try {
+            return SpillLog.open(config.spillPath(), segmentBytes, PublishConfig.SPILL_PATH_CONFIG);
+        } catch (IOException e) {
+            log.error("cannot use spill directory {} ({}: {}): buffering in memory only, records beyond {} bytes "
+                            + "will be dropped while Kafka is unreachable", config.spillPath(), e.getClass().getSimpleName(),
+                    e.getMessage(), config.memoryBytes());
+            return null;
+        }
+    }
+
+    /** Never blocks on Kafka: the record is buffered (or, beyond the bounds, the oldest buffered record dropped). */
+    @Override
+    public void publish(String topic, String key, long timestampMs, byte[] value) {
+        PendingRecord record = new PendingRecord(topic, key, timestampMs, value, System.currentTimeMillis());
+        if (!buffer.add(record)) {
+            log.warn("record for {} key {} published after close: dropped", topic, key);
+        }
+    }
+
+    private void sendLoop() {
+        try {
+            while (!closing || (!buffer.isSettled() && System.nanoTime() < drainDeadlineNanos)) {
+                SampleBuffer.Claim claim = buffer.take(POLL_MS);
+                if (claim == null) {
+                    continue;
+                }
+                sendRefused = false;
+                send(claim);
+                if (sendRefused) {
+                    // Kafka is unreachable: on close, what is left goes to the spill file without further waiting
+                    if (closing || closeRequested.await(RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS)) {
+                        break;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.error("Kafka sender stopped unexpectedly; buffered records go to the spill file on close", e);
+        }
+    }
+
+    private void send(SampleBuffer.Claim claim) {
+        PendingRecord record = claim.record();
+        long seq = claim.seq();
+        try {
+            producer.send(new ProducerRecord<>(record.topic(), null, record.timestampMs(), record.key(),
+                    record.value()), (metadata, error) -> {
+                if (error == null) {
+                    acked(seq);
+                } else {
+                    failed(seq, error);
+                }
+            });
+        } catch (KafkaException | IllegalStateException e) {
+            failed(seq, e);
+        }
+    }
+
+    private void acked(long seq) {
+        PendingRecord record = buffer.acked(seq);
+        if (record != null) {
+            metrics.published(record, System.currentTimeMillis());
+        }
+    }
+
+    /**
+     * A failure seen on the sender thread happened inside {@code send()}, before the producer took the record: nothing
+     * newer was handed over, so sending it again keeps the order.
+     */
+    private void failed(long seq, Throwable error) {
+        boolean beforeProducer = Thread.currentThread() == sender;
+        boolean refusedForGood = error instanceof ApiException && !(error instanceof RetriableException);
+        if (!refusedForGood && beforeProducer) {
+            sendRefused = true;
+        }
+        if (closing && !refusedForGood) {
+            return; // the producer is closing: the record stays in flight and is written to the spill file
+        }
+        if (error instanceof RetriableException) {
+            buffer.requeue(seq);
+            metrics.error(PublishMetrics.KIND_RETRIED, error);
+            warnRetry(error, beforeProducer);
+            return;
+        }
+        PendingRecord record = buffer.rejected(seq);
+        metrics.error(PublishMetrics.KIND_REJECTED, error);
+        if (record != null) {
+            log.error("Kafka refused a record for good, skipping it: topic {} key {} ({} bytes): {}: {}",
+                    record.topic(), record.key(), record.value().length, error.getClass().getSimpleName(),
+                    error.getMessage());
+        }
+    }
+
+    private void warnRetry(Throwable error, boolean beforeProducer) {
+        long now = System.currentTimeMillis();
+        long last = lastRetryWarnMs.get();
+        if (now - last >= WARN_INTERVAL_MS && lastRetryWarnMs.compareAndSet(last, now)) {
+            log.warn("cannot send to Kafka ({}: {}){}; holding {} records ({} bytes) and retrying",
+                    error.getClass().getSimpleName(), error.getMessage(),
+                    beforeProducer ? "" : " after the producer gave up: order per key may not hold for it",
+                    buffer.records(), buffer.bytes());
+        }
+    }
+
+    /**
+     * Sends what it can within {@code collector.publish.close.timeout.ms}, then writes what is left (in flight
+     * included) to the spill file, in order.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        long start = System.nanoTime();
+        drainDeadlineNanos = start + TimeUnit.MILLISECONDS.toNanos(closeTimeoutMs);
+        closing = true;
+        closeRequested.countDown();
+        buffer.wakeUp();
+        try {
+            sender.join(Math.max(1, closeTimeoutMs));
+            long leftMs = Math.max(0, closeTimeoutMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            producer.close(Duration.ofMillis(leftMs));
+            sender.join(THREAD_EXIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (sender.isAlive()) {
+            log.warn("Kafka sender thread did not stop within {} ms", THREAD_EXIT_MS);
+        }
+        buffer.close();
+        metrics.unbindBuffer();
+    }
+}

@@ -1,0 +1,175 @@
+package io.rdmamon.collector.publish;
+
+import io.rdmamon.config.ConfigLoader;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.ValidString;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Settings of the collector's Kafka output: the buffer that rides out a broker outage, and the producer. Any Kafka
+ * producer setting passes through with the prefix {@code kafka.} (TLS and SASL included, e.g.
+ * {@code kafka.security.protocol=SASL_SSL}, {@code kafka.sasl.jaas.config=...}); the {@code kafka.*} keys defined here
+ * are the ones where rdmamon's default differs from Kafka's.
+ */
+public final class PublishConfig extends AbstractConfig {
+    public static final String KAFKA_PREFIX = "kafka.";
+    private static final long MIB = 1024 * 1024;
+
+    public static final String MEMORY_BYTES_CONFIG = "collector.buffer.memory.bytes";
+    public static final long DEFAULT_MEMORY_BYTES = 16 * MIB;
+    private static final String MEMORY_BYTES_DOC = "Memory for records not yet acknowledged by Kafka (in flight "
+            + "included). Beyond it the oldest records move to the spill file. A typical port record takes about "
+            + "600 bytes here, so 16 MiB holds about 28,000 records: 30 minutes of 16 ports at a 1 s interval.";
+
+    public static final String SPILL_PATH_CONFIG = "collector.buffer.spill.path";
+    public static final String DEFAULT_SPILL_PATH = "/var/lib/rdmamon/spill";
+    private static final String SPILL_PATH_DOC = "Directory of the spill file (segments *.spill). Records left in it "
+            + "are sent first on the next start. One collector per directory (it is locked).";
+
+    public static final String SPILL_BYTES_CONFIG = "collector.buffer.spill.bytes";
+    public static final long DEFAULT_SPILL_BYTES = 256 * MIB;
+    private static final String SPILL_BYTES_DOC = "Most bytes of records kept in the spill file; beyond it the oldest "
+            + "records are dropped and counted (rdmamon.collector.dropped.records). 256 MiB holds about 450,000 port "
+            + "records: 8 hours of 16 ports at a 1 s interval. 0 disables the spill file.";
+
+    public static final String IN_FLIGHT_BYTES_CONFIG = "collector.publish.inflight.bytes";
+    public static final long DEFAULT_IN_FLIGHT_BYTES = 4 * MIB;
+    private static final String IN_FLIGHT_BYTES_DOC = "Most bytes of records handed to the Kafka producer and not yet "
+            + "acknowledged. Part of the memory bound; must be below it and below kafka.buffer.memory.";
+
+    public static final String CLOSE_TIMEOUT_MS_CONFIG = "collector.publish.close.timeout.ms";
+    public static final long DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+    private static final String CLOSE_TIMEOUT_MS_DOC = "On shutdown, how long to keep sending what is buffered; what "
+            + "is left after it is written to the spill file.";
+
+    public static final String BOOTSTRAP_SERVERS_CONFIG = KAFKA_PREFIX + ProducerConfig.BOOTSTRAP_SERVERS_CONFIG;
+
+    public static final String ACKS_CONFIG = KAFKA_PREFIX + ProducerConfig.ACKS_CONFIG;
+    public static final String DEFAULT_ACKS = "all";
+    private static final String ACKS_DOC = "Kafka acks: all, so a record acknowledged is on every in-sync replica.";
+
+    public static final String IDEMPOTENCE_CONFIG = KAFKA_PREFIX + ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG;
+    public static final boolean DEFAULT_IDEMPOTENCE = true;
+    private static final String IDEMPOTENCE_DOC = "Idempotent producer: the broker discards the duplicates that "
+            + "retries would write, so each record is stored once and in order.";
+
+    public static final String COMPRESSION_CONFIG = KAFKA_PREFIX + ProducerConfig.COMPRESSION_TYPE_CONFIG;
+    public static final String DEFAULT_COMPRESSION = "zstd";
+    private static final String COMPRESSION_DOC = "Compression of record batches: none, gzip, snappy, lz4 or zstd.";
+
+    public static final String LINGER_MS_CONFIG = KAFKA_PREFIX + ProducerConfig.LINGER_MS_CONFIG;
+    public static final int DEFAULT_LINGER_MS = 50;
+    private static final String LINGER_MS_DOC = "How long the producer waits to fill a batch: one sampling pass's "
+            + "records then travel, and compress, together.";
+
+    public static final String DELIVERY_TIMEOUT_MS_CONFIG = KAFKA_PREFIX + ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG;
+    public static final int DEFAULT_DELIVERY_TIMEOUT_MS = Integer.MAX_VALUE;
+    private static final String DELIVERY_TIMEOUT_MS_DOC = "How long the producer retries a record: for ever, so that "
+            + "it never gives one up during an outage; a lower value risks reordering and duplicates after an outage.";
+
+    public static final String CLIENT_ID_CONFIG = KAFKA_PREFIX + ProducerConfig.CLIENT_ID_CONFIG;
+    public static final String DEFAULT_CLIENT_ID = "rdmamon-collector";
+    private static final String CLIENT_ID_DOC = "Kafka client id, seen in broker logs, quotas and metrics.";
+
+    public static final ConfigDef CONFIG = define(new ConfigDef());
+
+    public PublishConfig(Map<?, ?> originals) {
+        super(CONFIG, originals, false);
+        long memory = getLong(MEMORY_BYTES_CONFIG);
+        long inFlight = getLong(IN_FLIGHT_BYTES_CONFIG);
+        if (inFlight >= memory) {
+            throw new ConfigException(IN_FLIGHT_BYTES_CONFIG, inFlight, "must be below " + MEMORY_BYTES_CONFIG + " ("
+                    + memory + ")");
+        }
+        Object bufferMemory = originals().get(KAFKA_PREFIX + ProducerConfig.BUFFER_MEMORY_CONFIG);
+        if (bufferMemory != null && inFlight > (Long) ConfigDef.parseType(KAFKA_PREFIX
+                + ProducerConfig.BUFFER_MEMORY_CONFIG, bufferMemory, Type.LONG)) {
+            throw new ConfigException(IN_FLIGHT_BYTES_CONFIG, inFlight, "must not exceed kafka.buffer.memory ("
+                    + bufferMemory + "): the producer would block");
+        }
+    }
+
+    /** Adds this part's keys to {@code def} (the collector folds them into its own definition). */
+    public static ConfigDef define(ConfigDef def) {
+        return def
+                .define(MEMORY_BYTES_CONFIG, Type.LONG, DEFAULT_MEMORY_BYTES, Range.atLeast(64 * 1024L),
+                        Importance.MEDIUM, MEMORY_BYTES_DOC)
+                .define(SPILL_PATH_CONFIG, Type.STRING, DEFAULT_SPILL_PATH, new ConfigDef.NonEmptyString(),
+                        Importance.MEDIUM, SPILL_PATH_DOC)
+                .define(SPILL_BYTES_CONFIG, Type.LONG, DEFAULT_SPILL_BYTES, Range.atLeast(0L), Importance.MEDIUM,
+                        SPILL_BYTES_DOC)
+                .define(IN_FLIGHT_BYTES_CONFIG, Type.LONG, DEFAULT_IN_FLIGHT_BYTES, Range.atLeast(1024L),
+                        Importance.LOW, IN_FLIGHT_BYTES_DOC)
+                .define(CLOSE_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_CLOSE_TIMEOUT_MS, Range.atLeast(0L),
+                        Importance.LOW, CLOSE_TIMEOUT_MS_DOC)
+                .define(ACKS_CONFIG, Type.STRING, DEFAULT_ACKS, ValidString.in("all", "-1", "0", "1"),
+                        Importance.LOW, ACKS_DOC)
+                .define(IDEMPOTENCE_CONFIG, Type.BOOLEAN, DEFAULT_IDEMPOTENCE, Importance.LOW, IDEMPOTENCE_DOC)
+                .define(COMPRESSION_CONFIG, Type.STRING, DEFAULT_COMPRESSION,
+                        ValidString.in("none", "gzip", "snappy", "lz4", "zstd"), Importance.LOW, COMPRESSION_DOC)
+                .define(LINGER_MS_CONFIG, Type.INT, DEFAULT_LINGER_MS, Range.between(0, 60_000), Importance.LOW,
+                        LINGER_MS_DOC)
+                .define(DELIVERY_TIMEOUT_MS_CONFIG, Type.INT, DEFAULT_DELIVERY_TIMEOUT_MS, Range.atLeast(1),
+                        Importance.LOW, DELIVERY_TIMEOUT_MS_DOC)
+                .define(CLIENT_ID_CONFIG, Type.STRING, DEFAULT_CLIENT_ID, Importance.LOW, CLIENT_ID_DOC);
+    }
+
+    public long memoryBytes() {
+        return getLong(MEMORY_BYTES_CONFIG);
+    }
+
+    public Path spillPath() {
+        return Path.of(getString(SPILL_PATH_CONFIG));
+    }
+
+    public long spillBytes() {
+        return getLong(SPILL_BYTES_CONFIG);
+    }
+
+    public long inFlightBytes() {
+        return getLong(IN_FLIGHT_BYTES_CONFIG);
+    }
+
+    public long closeTimeoutMs() {
+        return getLong(CLOSE_TIMEOUT_MS_CONFIG);
+    }
+
+    /**
+     * The producer's settings: every {@code kafka.*} key given, over rdmamon's defaults; the serializers are fixed.
+     * May hold secrets (SASL, TLS passwords): never log it, use {@link #describeProducer()}.
+     */
+    public Map<String, Object> producerSettings() {
+        Map<String, Object> settings = new HashMap<>();
+        CONFIG.names().stream().filter(name -> name.startsWith(KAFKA_PREFIX))
+                .forEach(name -> settings.put(name.substring(KAFKA_PREFIX.length()), get(name)));
+        settings.putAll(ConfigLoader.withPrefix(originals(), KAFKA_PREFIX));
+        if (!settings.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+            throw new ConfigException(BOOTSTRAP_SERVERS_CONFIG, null, "required to publish to Kafka (host:port,...)");
+        }
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return settings;
+    }
+
+    /** The producer settings safe to log: where it connects and how, never credentials. */
+    public String describeProducer() {
+        Map<String, Object> settings = producerSettings();
+        return "bootstrap.servers=" + settings.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                + " security.protocol=" + settings.getOrDefault("security.protocol", "PLAINTEXT")
+                + " acks=" + settings.get(ProducerConfig.ACKS_CONFIG)
+                + " enable.idempotence=" + settings.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)
+                + " compression.type=" + settings.get(ProducerConfig.COMPRESSION_TYPE_CONFIG)
+                + " client.id=" + settings.get(ProducerConfig.CLIENT_ID_CONFIG);
+    }
+}

@@ -1,0 +1,74 @@
+package io.rdmamon.collector.publish;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/** The Kafka output's self-metrics, as the collector exposes them on /metrics. */
+final class PublishMetrics {
+    static final String PUBLISHED = "rdmamon.collector.records.published";
+    static final String LATENCY = "rdmamon.collector.publish.latency";
+    static final String BUFFERED_RECORDS = "rdmamon.collector.buffered.records";
+    static final String BUFFERED_BYTES = "rdmamon.collector.buffered.bytes";
+    static final String SPILLED = "rdmamon.collector.spilled.records";
+    static final String DROPPED = "rdmamon.collector.dropped.records";
+    static final String ERRORS = "rdmamon.collector.publish.errors";
+
+    /** A record Kafka refused for good (too large, not authorized...): logged, counted, not retried. */
+    static final String KIND_REJECTED = "rejected";
+    /** A send that failed for a reason that may pass (broker or topic unavailable): the record is sent again. */
+    static final String KIND_RETRIED = "retried";
+
+    private final MeterRegistry registry;
+    private final Counter spilled;
+    private final Counter dropped;
+    private List<Gauge> gauges = List.of();
+
+    PublishMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.spilled = Counter.builder(SPILLED).description("Records written to the local spill file because the "
+                + "memory buffer was full").register(registry);
+        this.dropped = Counter.builder(DROPPED).description("Records dropped, oldest first, because memory and spill "
+                + "file were full (or the spill file was unreadable)").register(registry);
+    }
+
+    <T> void bindBuffer(T buffer, ToDoubleFunction<T> records, ToDoubleFunction<T> bytes) {
+        gauges = List.of(
+                Gauge.builder(BUFFERED_RECORDS, buffer, records).strongReference(true)
+                        .description("Records not yet acknowledged by Kafka (memory, in flight and spill file)")
+                        .register(registry),
+                Gauge.builder(BUFFERED_BYTES, buffer, bytes).strongReference(true).baseUnit("bytes")
+                        .description("Bytes of the records not yet acknowledged by Kafka").register(registry));
+    }
+
+    /** Removes the gauges, so that a sink opened later on the same registry reports its own buffer. */
+    void unbindBuffer() {
+        gauges.forEach(registry::remove);
+        gauges = List.of();
+    }
+
+    void published(PendingRecord record, long nowMs) {
+        Counter.builder(PUBLISHED).description("Records acknowledged by Kafka").tag("topic", record.topic())
+                .register(registry).increment();
+        Timer.builder(LATENCY).description("From publish() to Kafka's acknowledgement").tag("topic", record.topic())
+                .register(registry).record(Duration.ofMillis(Math.max(0, nowMs - record.publishedAtMs())));
+    }
+
+    void spilled(long records) {
+        spilled.increment(records);
+    }
+
+    void dropped(long records) {
+        dropped.increment(records);
+    }
+
+    void error(String kind, Throwable error) {
+        Counter.builder(ERRORS).description("Sends that failed: kind=rejected (record given up) or retried")
+                .tag("kind", kind).tag("error", error.getClass().getSimpleName()).register(registry).increment();
+    }
+}
