@@ -14,30 +14,41 @@ import java.util.List;
  */
 final class Cluster {
     static final long EPOCH = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
+    /** Where the main job runs: the first four nodes. */
     static final List<String> NODES = List.of("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4");
     static final String MAIN_JOB = "llama-pretrain";
     static final String NAMESPACE = "ml-research";
-    private static final long[] CLOCK_OFFSETS_MS = {0, 137, 291, 455};
+    private static final long[] CLOCK_OFFSETS_MS = {0, 137, 291, 455, 612, 803};
     private static final long TRAINING_START_MS = 45_000;
 
     private final String scenario;
+    private final int nodeCount;
     private final List<String> devices;
     private final long linkBytesPerSec;
 
-    private Cluster(String scenario, List<String> devices, long linkBytesPerSec) {
+    private Cluster(String scenario, int nodeCount, List<String> devices, long linkBytesPerSec) {
+        if (nodeCount < NODES.size() || nodeCount > CLOCK_OFFSETS_MS.length) {
+            throw new IllegalArgumentException("a scenario cluster has 4 to " + CLOCK_OFFSETS_MS.length + " nodes");
+        }
         this.scenario = scenario;
+        this.nodeCount = nodeCount;
         this.devices = devices;
         this.linkBytesPerSec = linkBytesPerSec;
     }
 
     /** Four nodes with two 200 Gb/s mlx5 NICs each. */
     static Cluster mlx5(String scenario) {
-        return new Cluster(scenario, List.of("mlx5_0", "mlx5_1"), gbps(200));
+        return mlx5(scenario, NODES.size());
+    }
+
+    /** {@code nodeCount} nodes ({@code gpu-node-1..n}) with two 200 Gb/s mlx5 NICs each. */
+    static Cluster mlx5(String scenario, int nodeCount) {
+        return new Cluster(scenario, nodeCount, List.of("mlx5_0", "mlx5_1"), gbps(200));
     }
 
     /** Four nodes with two 100 Gb/s eRDMA devices each. */
     static Cluster erdma(String scenario) {
-        return new Cluster(scenario, List.of("erdma_0", "erdma_1"), gbps(100));
+        return new Cluster(scenario, NODES.size(), List.of("erdma_0", "erdma_1"), gbps(100));
     }
 
     static long gbps(long gbits) {
@@ -83,8 +94,8 @@ final class Cluster {
     ScenarioSpec spec(String description, long durationMs, List<SimulatedJob> jobs, List<CollectorOutage> outages,
                       Incident... incidents) {
         List<ClusterNode> nodes = new java.util.ArrayList<>();
-        for (int i = 0; i < NODES.size(); i++) {
-            nodes.add(new ClusterNode(NODES.get(i), devices, linkBytesPerSec, CLOCK_OFFSETS_MS[i]));
+        for (int i = 0; i < nodeCount; i++) {
+            nodes.add(new ClusterNode("gpu-node-" + (i + 1), devices, linkBytesPerSec, CLOCK_OFFSETS_MS[i]));
         }
         return new ScenarioSpec(scenario, description, EPOCH, durationMs, nodes, jobs, outages,
                 Arrays.asList(incidents));

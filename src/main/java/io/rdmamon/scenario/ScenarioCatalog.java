@@ -199,20 +199,21 @@ public final class ScenarioCatalog {
     }
 
     private static ScenarioSpec concurrentJobs() {
-        Cluster c = Cluster.mlx5("concurrent-jobs");
+        Cluster c = Cluster.mlx5("concurrent-jobs", 6);
         TrainingJobSpec a = TrainingJobSpec.steady(4, 1, c.at(45 * SEC), c.profile());
-        TrainingJobSpec b = TrainingJobSpec.steady(2, 1, c.at(50 * SEC), TrafficProfile.of(2500, 700, c.link(), 0.5))
+        TrainingJobSpec v = TrainingJobSpec.steady(4, 1, c.at(40 * SEC), TrafficProfile.of(600, 350, c.link(), 0.5))
+                .withFault(new Fault.Straggler(3, 0.5, 0.9, c.at(5 * MIN), null));
+        TrainingJobSpec b = TrainingJobSpec.steady(2, 2, c.at(50 * SEC), TrafficProfile.of(2500, 700, c.link(), 0.5))
                 .withFault(new Fault.Hang(c.at(6 * MIN), null));
-        TrainingJobSpec v = TrainingJobSpec.steady(2, 1, c.at(40 * SEC), TrafficProfile.of(600, 350, c.link(), 0.5))
-                .withFault(new Fault.Straggler(1, 0.5, 0.9, c.at(5 * MIN), null));
         SimulatedJob llama = c.job(Cluster.MAIN_JOB, Cluster.NODES, List.of("mlx5_0"), a);
-        SimulatedJob bert = c.job("bert-finetune", List.of("gpu-node-1", "gpu-node-2"), List.of("mlx5_1"), b);
-        SimulatedJob vit = c.job("vit-train", List.of("gpu-node-3", "gpu-node-4"), List.of("mlx5_1"), v);
-        return c.spec("Concurrent jobs: llama-pretrain (mlx5_0 everywhere) stays healthy; bert-finetune (mlx5_1,"
-                        + " nodes 1-2, 1.8 s gaps) hangs at 6 min; vit-train (mlx5_1, nodes 3-4) has a straggler on"
-                        + " gpu-node-4 from 5 min.",
-                10 * MIN, List.of(llama, bert, vit), List.of(),
+        SimulatedJob vit = c.job("vit-train", Cluster.NODES, List.of("mlx5_1"), v);
+        SimulatedJob bert = c.job("bert-finetune", List.of("gpu-node-5", "gpu-node-6"), List.of("mlx5_0", "mlx5_1"),
+                b);
+        return c.spec("Concurrent jobs on 6 nodes: llama-pretrain (mlx5_0 of nodes 1-4) stays healthy; vit-train"
+                        + " (mlx5_1 of nodes 1-4) has a straggler on gpu-node-4 from 5 min; bert-finetune (nodes 5-6,"
+                        + " both NICs, 1.8 s gaps) hangs at 6 min.",
+                10 * MIN, List.of(llama, vit, bert), List.of(),
                 c.jobIncident(Alert.STALLED_SYNC, bert, 6 * MIN, "bert-finetune quiet"),
-                c.rankIncident(Alert.STRAGGLER, vit, 1, 5 * MIN, "vit-train rank 1 at half share"));
+                c.rankIncident(Alert.STRAGGLER, vit, 3, 5 * MIN, "vit-train rank 3 at half share"));
     }
 }
