@@ -41,6 +41,10 @@ public final class EvaluateCommand implements Callable<Integer> {
     @Option(names = "--strict", description = "Exit 1 when there is any false positive or miss.")
     boolean strict;
 
+    @Option(names = "--threads", defaultValue = "2",
+            description = "Scenarios replayed at once (default ${DEFAULT-VALUE}).")
+    int threads;
+
     @Option(names = "--config", description = "Stream app properties file (detector thresholds, windows).")
     Path config;
 
@@ -60,7 +64,7 @@ public final class EvaluateCommand implements Callable<Integer> {
         }
         ScenarioEvaluator evaluator = new ScenarioEvaluator(
                 () -> StreamsReplay.replayer(appConfig, Replayer.Order.ARRIVAL, new SimpleMeterRegistry()),
-                StreamsReplay.topics(appConfig), new IncidentMatcher(slack.toMillis()));
+                StreamsReplay.topics(appConfig), new IncidentMatcher(slack.toMillis()), threads);
         EvaluationReport report = evaluator.evaluate(dirs);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
