@@ -195,13 +195,16 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         }
     }
 
-    /** A quiet period ended: an ordinary gap teaches the job's threshold, a long or explained one is a pause. */
+    /**
+     * A quiet period ended. While the job warms up every gap is its pattern (once it has shown some traffic: the setup
+     * after NCCL init would teach the wrong threshold); later, a gap that outlasted the threshold, or one with
+     * storage traffic, is a pause (checkpoint, evaluation) and the rest are ordinary gaps.
+     */
     private void learnQuiet(StallState s, long start, long length) {
         boolean hinted = s.hostHintAt != null && s.hostHintAt >= start;
-        if (hinted || s.phase == Phase.STALLED || length >= threshold(s)) {
+        if (hinted || s.phase != Phase.STARTING && length >= threshold(s)) {
             s.history.addPause(start, length);
         } else if (s.activeMs >= cfg.stallWarmupActiveMs() / 2) {
-            // gaps before the job has shown a pattern (setup after NCCL init) would teach the wrong threshold
             s.history.addGap(length);
         }
     }

@@ -3,6 +3,8 @@ package io.rdmamon.streams;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.LinkHealth;
+import io.rdmamon.testing.TopologyHarness;
+import io.rdmamon.testing.TrainingTraffic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,4 +1,4 @@
-package io.rdmamon.streams;
+package io.rdmamon.testing;
 
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
@@ -18,12 +18,12 @@ import java.util.function.UnaryOperator;
  * (checkpoints), evaluation phases at a lower level, a slow or missing rank, silent collectors, and a hook to alter
  * any sample (link state, errors, rate).
  */
-final class TrainingTraffic {
-    static final long LINK_RATE = 25_000_000_000L;
-    static final double HOST_BASE = 2_000_000;
+public final class TrainingTraffic {
+    public static final long LINK_RATE = 25_000_000_000L;
+    public static final double HOST_BASE = 2_000_000;
 
     /** One record to feed, in time order: a port sample, a host sample or a job record. */
-    record Event(long ts, PortSample port, HostIfaceSample host, JobRecord job) {
+    public record Event(long ts, PortSample port, HostIfaceSample host, JobRecord job) {
     }
 
     private final List<Job> jobs = new ArrayList<>();
@@ -34,44 +34,44 @@ final class TrainingTraffic {
     private UnaryOperator<PortSample> tweak = s -> s;
 
     /** A training job on the given nodes, one rank per node and device. */
-    Job job(String uid, List<String> nodes, List<String> devices) {
+    public Job job(String uid, List<String> nodes, List<String> devices) {
         Job job = new Job(uid, nodes, devices);
         jobs.add(job);
         return job;
     }
 
     /** Publishes the job's record at {@code at} with the given state. */
-    TrainingTraffic record(Job job, String state, long at) {
+    public TrainingTraffic record(Job job, String state, long at) {
         jobRecords.add(new Event(at, null, null, job.record(state, at)));
         return this;
     }
 
     /** No samples at all from {@code node} in [from, to). */
-    TrainingTraffic silence(String node, long from, long to) {
+    public TrainingTraffic silence(String node, long from, long to) {
         silences.computeIfAbsent(node, n -> new ArrayList<>()).add(new long[]{from, to});
         return this;
     }
 
     /** Host interface traffic of {@code node} at {@code bytesPerSec} (tx + rx) in [from, to): storage, checkpoints. */
-    TrainingTraffic hostBurst(String node, long from, long to, double bytesPerSec) {
+    public TrainingTraffic hostBurst(String node, long from, long to, double bytesPerSec) {
         hostBursts.computeIfAbsent(node, n -> new ArrayList<>()).add(new double[]{from, to, bytesPerSec});
         return this;
     }
 
     /** A port no job holds (still sampled, idle). */
-    TrainingTraffic sparePort(String node, String device) {
+    public TrainingTraffic sparePort(String node, String device) {
         extraPorts.add(node + "/" + device);
         return this;
     }
 
-    TrainingTraffic tweak(UnaryOperator<PortSample> tweak) {
+    public TrainingTraffic tweak(UnaryOperator<PortSample> tweak) {
         UnaryOperator<PortSample> before = this.tweak;
         this.tweak = s -> tweak.apply(before.apply(s));
         return this;
     }
 
     /** All records in [from, to), 1 Hz per port and host interface, sorted by time (job records first on ties). */
-    List<Event> run(long from, long to) {
+    public List<Event> run(long from, long to) {
         List<Event> out = new ArrayList<>(jobRecords.stream().filter(e -> e.ts() >= from && e.ts() < to).toList());
         Map<String, Job> portOwner = new LinkedHashMap<>();
         for (Job job : jobs) {
@@ -126,10 +126,10 @@ final class TrainingTraffic {
     }
 
     /** One training job: ring all-reduce bursts of {@code commMs} every {@code periodMs} at {@code burstRate}. */
-    static final class Job {
-        final String uid;
-        final List<String> nodes;
-        final List<String> devices;
+    public static final class Job {
+        public final String uid;
+        public final List<String> nodes;
+        public final List<String> devices;
         long periodMs = 1_000;
         long commMs = 400;
         double burstRate = 10e9;
@@ -139,13 +139,13 @@ final class TrainingTraffic {
         private final List<double[]> phases = new ArrayList<>();
         private final Map<String, double[]> rankFactors = new LinkedHashMap<>();
 
-        Job(String uid, List<String> nodes, List<String> devices) {
+        public Job(String uid, List<String> nodes, List<String> devices) {
             this.uid = uid;
             this.nodes = nodes;
             this.devices = devices;
         }
 
-        Job iteration(long periodMs, long commMs, double burstRate) {
+        public Job iteration(long periodMs, long commMs, double burstRate) {
             this.periodMs = periodMs;
             this.commMs = commMs;
             this.burstRate = burstRate;
@@ -153,35 +153,35 @@ final class TrainingTraffic {
         }
 
         /** Traffic flows only in [from, to): before is setup, after is a hang or the end. */
-        Job trains(long from, long to) {
+        public Job trains(long from, long to) {
             this.trainFrom = from;
             this.trainTo = to;
             return this;
         }
 
         /** No RDMA traffic in [from, to): a checkpoint, a data-loader stall. */
-        Job pause(long from, long to) {
+        public Job pause(long from, long to) {
             pauses.add(new long[]{from, to});
             return this;
         }
 
         /** In [from, to) bursts run at {@code level} × the usual rate every {@code periodMs}: an evaluation phase. */
-        Job phase(long from, long to, double level, long periodMs, long commMs) {
+        public Job phase(long from, long to, double level, long periodMs, long commMs) {
             phases.add(new double[]{from, to, level, periodMs, commMs});
             return this;
         }
 
-        /** From {@code from} on, the port {@code node/device} carries {@code factor} × its usual traffic. */
-        Job portFactor(String node, String device, long from, double factor) {
-            rankFactors.put(node + "/" + device, new double[]{from, factor});
+        /** In [from, to) the port {@code node/device} carries {@code factor} × its usual traffic (a slow or lost rank). */
+        public Job portFactor(String node, String device, long from, long to, double factor) {
+            rankFactors.put(node + "/" + device, new double[]{from, to, factor});
             return this;
         }
 
-        int rank(String node, String device) {
+        public int rank(String node, String device) {
             return nodes.indexOf(node) * devices.size() + devices.indexOf(device);
         }
 
-        JobRecord record(String state, long at) {
+        public JobRecord record(String state, long at) {
             List<JobRecord.Rank> ranks = new ArrayList<>();
             for (String node : nodes) {
                 for (String device : devices) {
@@ -194,7 +194,7 @@ final class TrainingTraffic {
         }
 
         /** Average rate (each direction) of this job on a port over (from, to]. */
-        double rate(String node, String device, long from, long to) {
+        public double rate(String node, String device, long from, long to) {
             if (!nodes.contains(node) || !devices.contains(device)) {
                 return 0;
             }
@@ -203,8 +203,8 @@ final class TrainingTraffic {
                 bytes += instantRate(t) * 0.010;
             }
             double[] factor = rankFactors.get(node + "/" + device);
-            if (factor != null && to > factor[0]) {
-                bytes *= factor[1];
+            if (factor != null && to > factor[0] && to <= factor[1]) {
+                bytes *= factor[2];
             }
             return bytes * 1000.0 / (to - from);
         }

@@ -1,4 +1,4 @@
-package io.rdmamon.streams;
+package io.rdmamon.testing;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.Alert;
@@ -6,6 +6,8 @@ import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.LinkHealth;
+import io.rdmamon.streams.RdmamonTopology;
+import io.rdmamon.streams.StreamsAppConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -28,9 +30,9 @@ import java.util.Map;
  * the wall clock advanced in step with event time (1 s steps) so the collector-silence punctuator sees what it would
  * see live. Collects every output.
  */
-final class TopologyHarness implements AutoCloseable {
-    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    final StreamsAppConfig cfg;
+public final class TopologyHarness implements AutoCloseable {
+    public final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    public final StreamsAppConfig cfg;
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, byte[]> portSamples;
     private final TestInputTopic<String, byte[]> hostSamples;
@@ -39,15 +41,16 @@ final class TopologyHarness implements AutoCloseable {
     private final TestOutputTopic<String, JobBandwidth> bandwidthOut;
     private final TestOutputTopic<String, LinkHealth> linkHealthOut;
     private final TestOutputTopic<String, byte[]> deadLetterOut;
-    final List<Alert> alerts = new ArrayList<>();
-    final List<JobBandwidth> bandwidth = new ArrayList<>();
-    final List<LinkHealth> linkHealth = new ArrayList<>();
-    final List<TestRecord<String, byte[]>> deadLetters = new ArrayList<>();
+    public final List<Alert> alerts = new ArrayList<>();
+    public final List<JobBandwidth> bandwidth = new ArrayList<>();
+    public final List<LinkHealth> linkHealth = new ArrayList<>();
+    public final List<TestRecord<String, byte[]>> deadLetters = new ArrayList<>();
     private long wallClock;
 
-    TopologyHarness(Path stateDir, long start, Map<String, ?> overrides) {
+    public TopologyHarness(Path stateDir, long start, Map<String, ?> overrides) {
         Map<String, Object> settings = new HashMap<>(overrides);
         settings.put(StreamsAppConfig.STATE_DIR_CONFIG, stateDir.toString());
+        settings.putIfAbsent(StreamsAppConfig.STATE_STORE_TYPE_CONFIG, "in_memory");
         cfg = new StreamsAppConfig(settings);
         driver = new TopologyTestDriver(RdmamonTopology.build(cfg, registry), RdmamonTopology.streamsConfig(cfg),
                 Instant.ofEpochMilli(start));
@@ -66,7 +69,7 @@ final class TopologyHarness implements AutoCloseable {
                 new org.apache.kafka.common.serialization.ByteArrayDeserializer());
     }
 
-    TopologyHarness feed(List<TrainingTraffic.Event> events) {
+    public TopologyHarness feed(List<TrainingTraffic.Event> events) {
         for (TrainingTraffic.Event e : events) {
             advanceTo(e.ts());
             if (e.port() != null) {
@@ -82,7 +85,7 @@ final class TopologyHarness implements AutoCloseable {
     }
 
     /** Raw bytes onto an input topic: for poison records. */
-    TopologyHarness raw(String topic, String key, String value, long ts) {
+    public TopologyHarness raw(String topic, String key, String value, long ts) {
         TestInputTopic<String, byte[]> in = topic.equals(cfg.topics().jobs()) ? jobs
                 : topic.equals(cfg.topics().hostSamples()) ? hostSamples : portSamples;
         in.pipeInput(key, value == null ? null : value.getBytes(StandardCharsets.UTF_8), ts);
@@ -91,7 +94,7 @@ final class TopologyHarness implements AutoCloseable {
     }
 
     /** Moves the wall clock forward to {@code ts} in 1 s steps, running wall-clock punctuators on the way. */
-    TopologyHarness advanceTo(long ts) {
+    public TopologyHarness advanceTo(long ts) {
         while (wallClock + 1_000 <= ts) {
             driver.advanceWallClockTime(Duration.ofMillis(1_000));
             wallClock += 1_000;
@@ -106,16 +109,16 @@ final class TopologyHarness implements AutoCloseable {
         deadLetters.addAll(deadLetterOut.readRecordsToList());
     }
 
-    List<Alert> alerts(String type) {
+    public List<Alert> alerts(String type) {
         drain();
         return alerts.stream().filter(a -> a.type().equals(type)).toList();
     }
 
-    List<Alert> firing(String type) {
+    public List<Alert> firing(String type) {
         return alerts(type).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
     }
 
-    double counter(String name) {
+    public double counter(String name) {
         return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
     }
 

@@ -1,0 +1,69 @@
+package io.rdmamon.detect;
+
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.testing.TopologyHarness;
+import io.rdmamon.testing.TrainingTraffic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** COLLECTOR_SILENT, driven by the wall clock advanced in step with event time as in a replay. */
+class CollectorSilenceDetectorTest {
+    static final long T0 = 1_700_000_000_000L;
+
+    @TempDir
+    Path stateDir;
+
+    private final TrainingTraffic sim = new TrainingTraffic();
+
+    CollectorSilenceDetectorTest() {
+        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1", "n2"), List.of("erdma_0"))
+                .trains(T0 + 10_000, Long.MAX_VALUE);
+        sim.record(job, JobRecord.RUNNING, T0);
+    }
+
+    @Test
+    void shouldFlagSilentCollectorAndResolveWhenSamplesReturn() {
+        long outage = T0 + 60_000;
+        sim.silence("n2", outage, outage + 40_000);
+        List<Alert> alerts;
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, outage + 90_000));
+            alerts = h.alerts;
+        }
+        assertThat(alerts).extracting(Alert::type).containsOnly(Alert.COLLECTOR_SILENT);
+        assertThat(alerts).extracting(Alert::status).containsExactly(Alert.FIRING, Alert.RESOLVED);
+        Alert firing = alerts.get(0);
+        assertThat(firing.node()).isEqualTo("n2");
+        // last sample at outage - 1 s: the first missing one is due at the outage
+        assertThat(firing.startsAt()).isEqualTo(outage);
+        assertThat(firing.detectedAt() - firing.startsAt()).isBetween(14_000L, 17_000L);
+        assertThat(alerts.get(1).endsAt()).isEqualTo(outage + 40_000);
+        assertThat(alerts.get(1).id()).isEqualTo(firing.id());
+    }
+
+    @Test
+    void shouldNotFlagSilenceWhenGapIsShorterThanThreshold() {
+        sim.silence("n2", T0 + 60_000, T0 + 70_000);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 120_000));
+            assertThat(h.alerts).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldFlagSilenceWhenWholeClusterStopsSending() {
+        // nothing arrives any more, so event time stands still: only the wall clock can tell
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 60_000));
+            h.advanceTo(T0 + 90_000);
+            assertThat(h.firing(Alert.COLLECTOR_SILENT)).extracting(Alert::node).containsExactlyInAnyOrder("n1", "n2");
+        }
+    }
+}

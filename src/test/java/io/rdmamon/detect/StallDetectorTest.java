@@ -1,0 +1,180 @@
+package io.rdmamon.detect;
+
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.testing.TopologyHarness;
+import io.rdmamon.testing.TrainingTraffic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * STALLED_SYNC on simulated training traffic: 2 nodes × 2 eRDMA devices, ring all-reduce bursts of 400 ms every
+ * second (sub-second gaps), sampled at 1 Hz, through the whole topology.
+ */
+class StallDetectorTest {
+    static final long T0 = 1_700_000_000_000L;
+    static final List<String> NODES = List.of("n1", "n2");
+    static final List<String> DEVICES = List.of("erdma_0", "erdma_1");
+
+    @TempDir
+    Path stateDir;
+
+    private final TrainingTraffic sim = new TrainingTraffic();
+
+    private TrainingTraffic.Job trainingJob(String uid) {
+        TrainingTraffic.Job job = sim.job(uid, NODES, DEVICES).trains(T0 + 10_000, Long.MAX_VALUE);
+        sim.record(job, JobRecord.RUNNING, T0);
+        return job;
+    }
+
+    private List<Alert> run(long until) {
+        return run(until, Map.of());
+    }
+
+    private List<Alert> run(long until, Map<String, ?> overrides) {
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, overrides)) {
+            h.feed(sim.run(T0, until));
+            return h.alerts;
+        }
+    }
+
+    @Test
+    void shouldFlagStallWithin15SecondsWhenJobWithSubSecondGapsHangs() {
+        long hang = T0 + 300_000;
+        trainingJob("uid-a").pause(hang, hang + 60_000);
+        List<Alert> alerts = run(hang + 120_000);
+
+        List<Alert> stalls = alerts.stream().filter(a -> a.type().equals(Alert.STALLED_SYNC)).toList();
+        assertThat(stalls).extracting(Alert::status).containsExactly(Alert.FIRING, Alert.RESOLVED);
+        Alert firing = stalls.get(0);
+        assertThat(firing.detectedAt() - hang).isBetween(5_000L, 15_000L);
+        assertThat(firing.startsAt()).isBetween(hang - 1_000, hang + 1_000);
+        assertThat(firing.job()).isEqualTo("job-uid-a");
+        assertThat(firing.namespace()).isEqualTo("team-a");
+        assertThat(firing.severity()).isEqualTo(Condition.CRITICAL);
+        assertThat(firing.labels()).containsEntry("uid", "uid-a");
+        Alert resolved = stalls.get(1);
+        assertThat(resolved.id()).isEqualTo(firing.id());
+        assertThat(resolved.endsAt()).isBetween(hang + 60_000, hang + 62_000);
+        assertThat(alerts).extracting(Alert::type).containsOnly(Alert.STALLED_SYNC);
+    }
+
+    @Test
+    void shouldNotFlagStallWhenJobIsStarting() {
+        // Running at T0, a 5 s NCCL-init burst at 60 s, three minutes of setup, then training
+        sim.record(sim.job("uid-a", NODES, DEVICES).trains(T0 + 60_000, Long.MAX_VALUE)
+                .pause(T0 + 65_000, T0 + 245_000), JobRecord.RUNNING, T0);
+        assertThat(run(T0 + 300_000)).isEmpty();
+    }
+
+    @Test
+    void shouldNotFlagStallWhenCheckpointPausesRdmaAndHostTrafficRises() {
+        long checkpoint = T0 + 200_000;
+        trainingJob("uid-a").pause(checkpoint, checkpoint + 90_000);
+        NODES.forEach(n -> sim.hostBurst(n, checkpoint + 1_000, checkpoint + 89_000, 800e6));
+        assertThat(run(checkpoint + 150_000)).isEmpty();
+    }
+
+    @Test
+    void shouldFlagStallWhenRdmaStaysQuietAfterCheckpointEnds() {
+        long checkpoint = T0 + 200_000;
+        trainingJob("uid-a").pause(checkpoint, Long.MAX_VALUE);
+        NODES.forEach(n -> sim.hostBurst(n, checkpoint + 1_000, checkpoint + 60_000, 800e6));
+        List<Alert> stalls = run(checkpoint + 120_000);
+        assertThat(stalls).singleElement().satisfies(a -> {
+            assertThat(a.type()).isEqualTo(Alert.STALLED_SYNC);
+            // the quiet clock restarted when the storage traffic fell
+            assertThat(a.startsAt()).isBetween(checkpoint + 59_000, checkpoint + 61_000);
+            assertThat(a.detectedAt() - a.startsAt()).isLessThanOrEqualTo(15_000);
+        });
+    }
+
+    @Test
+    void shouldNotFlagStallWhenJobEntersEvaluationPhase() {
+        long eval = T0 + 200_000;
+        // evaluation: small all-reduces of metrics, 5% of the training level, every 3 s
+        trainingJob("uid-a").phase(eval, eval + 180_000, 0.05, 3_000, 300);
+        assertThat(run(eval + 240_000)).isEmpty();
+    }
+
+    @Test
+    void shouldNotRepeatStallWhenPausesRecurAtTheirLearnedPeriod() {
+        TrainingTraffic.Job job = trainingJob("uid-a");
+        for (int i = 1; i <= 5; i++) {
+            long start = T0 + i * 180_000;
+            job.pause(start, start + 40_000);
+        }
+        List<Alert> firing = run(T0 + 6 * 180_000).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
+        // the first two pauses teach the period; later ones are expected
+        assertThat(firing).hasSizeLessThanOrEqualTo(2)
+                .allSatisfy(a -> assertThat(a.startsAt()).isLessThan(T0 + 3 * 180_000));
+    }
+
+    @Test
+    void shouldUseLearnedGapsWhenJobNormallyIdlesLongBetweenBursts() {
+        // gradient accumulation: 2 s of all-reduce every 20 s (18 s quiet): learned gaps set a 54 s threshold
+        long hang = T0 + 400_000;
+        TrainingTraffic.Job job = sim.job("uid-a", NODES, DEVICES).trains(T0 + 10_000, hang).iteration(20_000,
+                2_000, 10e9);
+        sim.record(job, JobRecord.RUNNING, T0);
+        List<Alert> alerts = run(hang + 120_000);
+        assertThat(alerts).singleElement().satisfies(a -> {
+            assertThat(a.type()).isEqualTo(Alert.STALLED_SYNC);
+            assertThat(a.startsAt()).isGreaterThanOrEqualTo(hang - 20_000);
+            assertThat(a.detectedAt() - a.startsAt()).isBetween(50_000L, 60_000L);
+        });
+    }
+
+    @Test
+    void shouldNotFlagStallWhenJobEnds() {
+        long end = T0 + 300_000;
+        TrainingTraffic.Job job = trainingJob("uid-a").pause(end, Long.MAX_VALUE);
+        sim.record(job, JobRecord.SUCCEEDED, end + 4_000);
+        assertThat(run(end + 120_000)).isEmpty();
+    }
+
+    @Test
+    void shouldResolveOpenStallWhenHungJobIsKilled() {
+        long hang = T0 + 300_000;
+        TrainingTraffic.Job job = trainingJob("uid-a").pause(hang, Long.MAX_VALUE);
+        sim.record(job, JobRecord.FAILED, hang + 60_000);
+        List<Alert> alerts = run(hang + 120_000);
+        assertThat(alerts).extracting(Alert::status).containsExactly(Alert.FIRING, Alert.RESOLVED);
+        assertThat(alerts.get(1).endsAt()).isEqualTo(hang + 60_000);
+    }
+
+    @Test
+    void shouldReportCollectorSilenceNotStallWhenNodeGoesSilentAsTrafficStops() {
+        long crash = T0 + 300_000;
+        trainingJob("uid-a").pause(crash, Long.MAX_VALUE);
+        sim.silence("n2", crash, Long.MAX_VALUE);
+        List<Alert> alerts = run(crash + 120_000);
+        assertThat(alerts).extracting(Alert::type).containsExactly(Alert.COLLECTOR_SILENT);
+        assertThat(alerts.get(0).node()).isEqualTo("n2");
+    }
+
+    @Test
+    void shouldNotFlagStallFromEstimatesWhenDeviceIsSharedWithAnotherJob() {
+        long hang = T0 + 300_000;
+        trainingJob("uid-a").pause(hang, Long.MAX_VALUE);
+        trainingJob("uid-b").pause(hang, Long.MAX_VALUE);
+        assertThat(run(hang + 120_000)).isEmpty();
+    }
+
+    @Test
+    void shouldStartOverWhenJobIsRestartedWithNewPods() {
+        long hang = T0 + 300_000;
+        TrainingTraffic.Job job = trainingJob("uid-a").pause(hang, hang + 100_000);
+        // the operator restarts the hung job: new pods, a new NCCL init and warm-up with its own quiet start
+        sim.record(new TrainingTraffic.Job("uid-a", List.of("n2", "n1"), DEVICES), JobRecord.RUNNING, hang + 30_000);
+        List<Alert> alerts = run(hang + 200_000);
+        assertThat(alerts).extracting(Alert::status).containsExactly(Alert.FIRING, Alert.RESOLVED);
+        assertThat(alerts.get(1).endsAt()).isEqualTo(hang + 30_000);
+    }
+}

@@ -1,0 +1,103 @@
+package io.rdmamon.jobs;
+
+import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.LinkHealth;
+import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.testing.TopologyHarness;
+import io.rdmamon.testing.TrainingTraffic;
+import io.rdmamon.testing.TrainingTraffic.Event;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** The versioned job-assignment join, the shared-device rule and job bandwidth figures. */
+class JobAssignmentsTest {
+    static final long T0 = 1_700_000_000_000L;
+
+    @TempDir
+    Path stateDir;
+
+    private final TrainingTraffic sim = new TrainingTraffic();
+
+    /** The samples of [T0, T0 + 10 s) first, then the job record with updatedAt T0 + 500, then the rest. */
+    private List<Event> metadataArrivesLate(TrainingTraffic.Job job) {
+        List<Event> samples = sim.run(T0, T0 + 20_000);
+        List<Event> out = new ArrayList<>(samples.stream().filter(e -> e.ts() <= T0 + 1_000).toList());
+        out.add(new Event(T0 + 500, null, null, job.record(JobRecord.RUNNING, T0 + 500)));
+        out.addAll(samples.stream().filter(e -> e.ts() > T0 + 1_000).toList());
+        return out;
+    }
+
+    private String jobOfFirstSample(Map<String, ?> overrides) {
+        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1"), List.of("erdma_0"));
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, overrides)) {
+            h.feed(metadataArrivesLate(job));
+            return h.linkHealth.stream().filter(l -> l.ts() == T0 + 1_000).findFirst().orElseThrow().job();
+        }
+    }
+
+    @Test
+    void shouldJoinSampleWithJobWhenMetadataArrivesLateWithinGrace() {
+        assertThat(jobOfFirstSample(Map.of())).isEqualTo("uid-a");
+    }
+
+    @Test
+    void shouldLeaveSampleUnassignedWhenMetadataArrivesAfterItWithoutGrace() {
+        assertThat(jobOfFirstSample(Map.of(StreamsAppConfig.JOIN_GRACE_CONFIG, 0))).isNull();
+    }
+
+    @Test
+    void shouldSplitSharedDeviceEquallyAndMarkFiguresEstimated() {
+        TrainingTraffic.Job a = sim.job("uid-a", List.of("n1", "n2"), List.of("erdma_0")).trains(T0, Long.MAX_VALUE)
+                .iteration(1_000, 500, 8e9);
+        TrainingTraffic.Job b = sim.job("uid-b", List.of("n1"), List.of("erdma_0")).trains(T0, Long.MAX_VALUE)
+                .iteration(1_000, 250, 8e9);
+        sim.record(a, JobRecord.RUNNING, T0).record(b, JobRecord.RUNNING, T0);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 60_000));
+            JobBandwidth bwA = h.bandwidth.stream().filter(x -> x.uid().equals("uid-a")).skip(1).findFirst()
+                    .orElseThrow();
+            JobBandwidth bwB = h.bandwidth.stream().filter(x -> x.uid().equals("uid-b")).skip(1).findFirst()
+                    .orElseThrow();
+            // n1/erdma_0 carries 4 GB/s (a) + 2 GB/s (b) each way: each job is credited half of 6 GB/s
+            assertThat(bwA.estimated()).isTrue();
+            assertThat(bwA.txBytesPerSec()).isCloseTo(3e9 + 4e9, within(1e8));
+            JobBandwidth.RankBandwidth sharedRank = bwA.ranks().get(0);
+            JobBandwidth.RankBandwidth ownRank = bwA.ranks().get(1);
+            assertThat(sharedRank.estimated()).isTrue();
+            assertThat(ownRank.estimated()).isFalse();
+            assertThat(sharedRank.share() + ownRank.share()).isCloseTo(1.0, within(1e-9));
+            assertThat(bwB.estimated()).isTrue();
+            assertThat(bwB.txBytesPerSec()).isCloseTo(3e9, within(1e8));
+            assertThat(bwB.ranksReporting()).isEqualTo(1);
+
+            LinkHealth shared = h.linkHealth.stream().filter(l -> l.node().equals("n1")).reduce((x, y) -> y)
+                    .orElseThrow();
+            assertThat(shared.sharedBy()).isEqualTo(2);
+            assertThat(shared.job()).isEqualTo("uid-a");
+        }
+    }
+
+    @Test
+    void shouldStopAttributingSamplesWhenJobEnds() {
+        TrainingTraffic.Job a = sim.job("uid-a", List.of("n1"), List.of("erdma_0")).trains(T0, T0 + 30_000);
+        sim.record(a, JobRecord.RUNNING, T0).record(a, JobRecord.SUCCEEDED, T0 + 30_000);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 60_000));
+            assertThat(h.linkHealth).filteredOn(l -> l.ts() < T0 + 30_000).extracting(LinkHealth::job)
+                    .containsOnly("uid-a");
+            assertThat(h.linkHealth).filteredOn(l -> l.ts() >= T0 + 30_000).extracting(LinkHealth::job)
+                    .containsOnlyNulls();
+            assertThat(h.bandwidth).extracting(JobBandwidth::windowStart).doesNotHaveDuplicates()
+                    .allSatisfy(start -> assertThat(start).isLessThan(T0 + 30_000));
+        }
+    }
+}
