@@ -39,7 +39,7 @@ class EvaluateEndToEndTest {
     @BeforeAll
     static void evaluateAllScenarios() throws IOException {
         for (String name : ScenarioCatalog.names()) {
-            ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get(name), 1), root.resolve(name));
+            ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get(name, 1)), root.resolve(name));
         }
         StreamsAppConfig config = StreamsReplay.config(null, Map.of(), Map.of());
         ScenarioEvaluator evaluator = new ScenarioEvaluator(

@@ -33,7 +33,7 @@ class ReplayCommandTest {
     @BeforeAll
     static void recordAndReplayTwice() throws IOException {
         scenario = dir.resolve("link-down");
-        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("link-down"), 1), scenario);
+        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("link-down", 1)), scenario);
         // one line the replay cannot place in time, one the topology must dead-letter (unknown schema version)
         Files.writeString(scenario.resolve(ScenarioFiles.SAMPLES), "this is not json\n"
                 + "{\"v\":99,\"node\":\"gpu-node-1\",\"device\":\"mlx5_0\",\"port\":1,\"ts\":1767225900000}\n",
