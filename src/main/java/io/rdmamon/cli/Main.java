@@ -6,6 +6,8 @@ import io.rdmamon.capacity.CapacityCommand;
 import io.rdmamon.collector.CollectorCommand;
 import io.rdmamon.demo.DemoCommand;
 import io.rdmamon.influx.InfluxCommand;
+import io.rdmamon.evaluate.EvaluateCommand;
+import io.rdmamon.replay.ReplayCommand;
 import io.rdmamon.scenario.SimulateCommand;
 import io.rdmamon.sink.SinkCommand;
 import io.rdmamon.jobs.JobsCommand;
@@ -30,6 +32,8 @@ import picocli.CommandLine.Command;
                 SinkCommand.class,
                 InfluxCommand.class,
                 CapacityCommand.class,
+                ReplayCommand.class,
+                EvaluateCommand.class,
         })
 public final class Main {
 

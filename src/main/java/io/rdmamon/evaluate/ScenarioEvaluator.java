@@ -15,12 +15,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
  * Replays every scenario folder under a root (as written by {@code rdmamon simulate --scenario all}) through a fresh
- * topology each and scores its alerts against the scenario's ground truth.
+ * topology each and scores its alerts against the scenario's ground truth. Scenarios are independent (own driver,
+ * own state), so several are replayed at once; the report lists them in the order given.
  */
 public final class ScenarioEvaluator {
     private static final Logger log = LoggerFactory.getLogger(ScenarioEvaluator.class);
@@ -28,12 +33,21 @@ public final class ScenarioEvaluator {
     private final Supplier<Replayer> replayers;
     private final ReplayTopics topics;
     private final IncidentMatcher matcher;
+    private final int threads;
 
-    /** @param replayers a new replayer (fresh topology and state) per scenario */
-    public ScenarioEvaluator(Supplier<Replayer> replayers, ReplayTopics topics, IncidentMatcher matcher) {
+    /**
+     * @param replayers a new replayer (fresh topology and state) per scenario; called from several threads
+     * @param threads   how many scenarios to replay at once
+     */
+    public ScenarioEvaluator(Supplier<Replayer> replayers, ReplayTopics topics, IncidentMatcher matcher,
+                             int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        }
         this.replayers = replayers;
         this.topics = topics;
         this.matcher = matcher;
+        this.threads = threads;
     }
 
     /** The scenario folders directly under {@code root}, by name; {@code root} itself if it is one. */
@@ -47,11 +61,28 @@ public final class ScenarioEvaluator {
     }
 
     public EvaluationReport evaluate(List<Path> scenarioDirs) throws IOException {
-        List<ScenarioScore> scores = new ArrayList<>();
-        for (Path dir : scenarioDirs) {
-            scores.add(score(dir));
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<ScenarioScore>> futures = new ArrayList<>();
+            for (Path dir : scenarioDirs) {
+                futures.add(pool.submit(() -> score(dir)));
+            }
+            List<ScenarioScore> scores = new ArrayList<>();
+            for (Future<ScenarioScore> future : futures) {
+                scores.add(future.get());
+            }
+            return EvaluationReport.of(scores, matcher.slackMs());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while evaluating", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IllegalStateException("a scenario replay failed: " + e.getCause().getMessage(), e.getCause());
+        } finally {
+            pool.shutdownNow();
         }
-        return EvaluationReport.of(scores, matcher.slackMs());
     }
 
     public ScenarioScore score(Path dir) throws IOException {

@@ -1,7 +1,5 @@
 package io.rdmamon.replay;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rdmamon.model.Json;
 
 import java.io.BufferedWriter;
 import java.io.Closeable;
@@ -17,9 +15,8 @@ import java.util.function.Consumer;
 
 /**
  * Where {@code rdmamon replay} puts outputs: alert values as JSON lines on stdout, and with an output folder also
- * {@value #ALERTS}, {@value #JOB_BANDWIDTH}, {@value #LINK_HEALTH} (record values exactly as on the topics) and
- * {@value #DEAD_LETTER} (one JSON object per rejected record: {@code key}, {@code value} as text, {@code headers}
- * with the reason).
+ * {@value #ALERTS}, {@value #JOB_BANDWIDTH}, {@value #LINK_HEALTH} and {@value #DEAD_LETTER}: record values exactly
+ * as on the topics, one per line.
  */
 public final class ReplayFiles implements Consumer<Replayer.Output>, Closeable {
     public static final String ALERTS = "alerts.jsonl";
@@ -54,21 +51,11 @@ public final class ReplayFiles implements Consumer<Replayer.Output>, Closeable {
             return;
         }
         try {
-            writer.write(DEAD_LETTER.equals(file) ? deadLetterLine(output) : output.value());
+            writer.write(output.value());
             writer.write('\n');
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }
-    }
-
-    private static String deadLetterLine(Replayer.Output output) {
-        ObjectNode line = Json.MAPPER.createObjectNode();
-        line.put("key", output.key());
-        line.put("value", output.value());
-        line.put("timestamp", output.timestamp());
-        ObjectNode headers = line.putObject("headers");
-        output.headers().forEach(headers::put);
-        return line.toString();
     }
 
     @Override

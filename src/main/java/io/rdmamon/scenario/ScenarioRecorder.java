@@ -39,7 +39,8 @@ public final class ScenarioRecorder {
                             GroundTruth truth) {
     }
 
-    public static Recording record(ScenarioSpec spec, long seed) {
+    public static Recording record(ScenarioSpec spec) {
+        long seed = spec.seed();
         ClusterTraffic cluster = new ClusterTraffic();
         spec.jobs().forEach(job -> cluster.add(job.running(), job.model(seed)));
         SplittableRandom delays = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 7);
@@ -67,7 +68,7 @@ public final class ScenarioRecorder {
         List<JobRecord> jobs = spec.jobs().stream().flatMap(j -> j.lifecycle().stream())
                 .sorted(Comparator.comparingLong(JobRecord::updatedAt)).toList();
         return new Recording(inArrivalOrder(ports, PortSample::ts), inArrivalOrder(hosts, HostIfaceSample::ts), jobs,
-                spec.truth(seed));
+                spec.truth());
     }
 
     private record Arrival<T>(long at, T record) {

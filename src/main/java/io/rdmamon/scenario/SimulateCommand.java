@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmamon simulate --scenario NAME|all --out DIR [--seed N]}: writes a labelled scenario's records and ground
- * truth (see {@link ScenarioFiles}); with {@code all}, one subfolder per scenario, ready for {@code rdmamon evaluate}.
+ * {@code rdmamon simulate --scenario NAME|all --out DIR [--seed N] [--runs K]}: writes a labelled scenario's records
+ * and ground truth (see {@link ScenarioFiles}); with {@code all} or several runs, one subfolder per scenario and run,
+ * ready for {@code rdmamon evaluate}.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         description = "Write labelled scenarios: port and host samples, job records, ground truth.")
@@ -25,6 +26,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1",
             description = "Seed for noise and arrival jitter (default ${DEFAULT-VALUE}).")
     long seed;
+
+    @Option(names = "--runs", defaultValue = "1", description = "Record each scenario this many times, with seeds"
+            + " seed..seed+runs-1 (other noise, other fault times), into <scenario>-seed<N> folders.")
+    int runs;
 
     @Option(names = "--list", description = "List the scenarios with their descriptions and exit.")
     boolean list;
@@ -45,16 +50,22 @@ public final class SimulateCommand implements Callable<Integer> {
         if (scenario == null || out == null) {
             throw new IllegalArgumentException("--scenario and --out are required (or --list)");
         }
-        List<String> names = "all".equals(scenario) ? ScenarioCatalog.names() : List.of(scenario);
+        if (runs < 1) {
+            throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
+        }
+        boolean all = "all".equals(scenario);
+        List<String> names = all ? ScenarioCatalog.names() : List.of(scenario);
         for (String name : names) {
-            ScenarioSpec scenarioSpec = ScenarioCatalog.get(name);
-            Path dir = names.size() == 1 && !"all".equals(scenario) ? out : out.resolve(name);
-            ScenarioRecorder.Recording recording = ScenarioRecorder.record(scenarioSpec, seed);
-            ScenarioFiles.write(recording, dir);
-            spec.commandLine().getErr().printf(
-                    "%s: %d port samples, %d host samples, %d job records, %d incidents -> %s%n", name,
-                    recording.portSamples().size(), recording.hostSamples().size(), recording.jobs().size(),
-                    recording.truth().incidents().size(), dir);
+            for (long s = seed; s < seed + runs; s++) {
+                String folder = runs == 1 ? name : name + "-seed" + s;
+                Path dir = all || runs > 1 ? out.resolve(folder) : out;
+                ScenarioRecorder.Recording recording = ScenarioRecorder.record(ScenarioCatalog.get(name, s));
+                ScenarioFiles.write(recording, dir);
+                spec.commandLine().getErr().printf(
+                        "%s: %d port samples, %d host samples, %d job records, %d incidents -> %s%n", folder,
+                        recording.portSamples().size(), recording.hostSamples().size(), recording.jobs().size(),
+                        recording.truth().incidents().size(), dir);
+            }
         }
         return 0;
     }

@@ -21,9 +21,9 @@ class ScenarioRecorderTest {
 
     @Test
     void shouldWriteTheSameBytesWhenTheSeedIsTheSame(@TempDir Path dir) throws IOException {
-        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("concurrent-jobs"), 42), dir.resolve("a"));
-        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("concurrent-jobs"), 42), dir.resolve("b"));
-        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("concurrent-jobs"), 43), dir.resolve("c"));
+        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("concurrent-jobs", 42)), dir.resolve("a"));
+        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("concurrent-jobs", 42)), dir.resolve("b"));
+        ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get("concurrent-jobs", 43)), dir.resolve("c"));
         for (String file : List.of(ScenarioFiles.SAMPLES, ScenarioFiles.HOST_SAMPLES, ScenarioFiles.JOBS,
                 ScenarioFiles.TRUTH)) {
             assertThat(Files.mismatch(dir.resolve("a").resolve(file), dir.resolve("b").resolve(file)))
@@ -34,8 +34,17 @@ class ScenarioRecorderTest {
     }
 
     @Test
+    void shouldMoveFaultOnsetsWithTheSeedWithinTenSeconds() {
+        List<Long> onsets = java.util.stream.LongStream.rangeClosed(1, 5)
+                .mapToObj(seed -> ScenarioCatalog.get("hang", seed).incidents().get(0).onsetMs()).toList();
+        long nominal = Cluster.EPOCH + 6 * MIN;
+        assertThat(onsets).allMatch(t -> t >= nominal && t < nominal + Cluster.MAX_EVENT_SHIFT_MS);
+        assertThat(onsets).doesNotHaveDuplicates();
+    }
+
+    @Test
     void shouldReadBackTheGroundTruthItWrote(@TempDir Path dir) throws IOException {
-        ScenarioRecorder.Recording recording = ScenarioRecorder.record(ScenarioCatalog.get("link-down"), 1);
+        ScenarioRecorder.Recording recording = ScenarioRecorder.record(ScenarioCatalog.get("link-down", 1));
         ScenarioFiles.write(recording, dir);
         assertThat(ScenarioFiles.readTruth(dir)).isEqualTo(recording.truth());
         assertThat(ScenarioFiles.isScenario(dir)).isTrue();
@@ -43,7 +52,7 @@ class ScenarioRecorderTest {
 
     @Test
     void shouldDeliverSomeSamplesOutOfOrderWithinTheJitterBound() {
-        List<PortSample> samples = ScenarioRecorder.record(ScenarioCatalog.get("healthy"), 1).portSamples();
+        List<PortSample> samples = ScenarioRecorder.record(ScenarioCatalog.get("healthy", 1)).portSamples();
         long maxTs = Long.MIN_VALUE;
         long late = 0;
         long maxLateness = 0;
@@ -142,7 +151,7 @@ class ScenarioRecorderTest {
     @Test
     void shouldPauseRdmaWhileTheHostInterfaceWritesTheCheckpoint() {
         Scenario s = Scenario.of("checkpoint");
-        long firstCheckpoint = s.truth().startMs() + 4 * MIN;
+        long firstCheckpoint = Cluster.erdma("checkpoint", 1).event(4 * MIN);
         Predicate<Long> inCheckpoint = ts -> ts > firstCheckpoint + 1000 && ts < firstCheckpoint + 75_000;
         assertThat(s.ports(p -> inCheckpoint.test(p.ts()))).isNotEmpty().allMatch(p -> p.txBytesPerSec() == 0.0);
         assertThat(s.hosts(h -> inCheckpoint.test(h.ts()))).allMatch(h -> h.txBytesPerSec() > 1e9);
@@ -152,9 +161,9 @@ class ScenarioRecorderTest {
     @Test
     void shouldDropTheLevelDuringTheEvaluationPhase() {
         Scenario s = Scenario.of("eval-phase");
-        long start = s.truth().startMs();
-        double eval = s.meanTx(p -> p.ts() > start + 5 * MIN + 1000 && p.ts() < start + 8 * MIN);
-        double train = s.meanTx(p -> p.ts() > start + 2 * MIN && p.ts() < start + 5 * MIN);
+        Cluster c = Cluster.mlx5("eval-phase", 1);
+        double eval = s.meanTx(p -> p.ts() > c.event(5 * MIN) + 1000 && p.ts() < c.event(8 * MIN));
+        double train = s.meanTx(p -> p.ts() > c.at(2 * MIN) && p.ts() < c.event(5 * MIN));
         assertThat(eval / train).isBetween(0.01, 0.1);
     }
 
@@ -172,7 +181,7 @@ class ScenarioRecorderTest {
         Scenario s = Scenario.of("job-end");
         JobRecord done = s.recording().jobs().stream().filter(j -> j.state().equals(JobRecord.SUCCEEDED))
                 .findFirst().orElseThrow();
-        long trafficEnd = s.truth().startMs() + 6 * MIN;
+        long trafficEnd = Cluster.erdma("job-end", 1).event(6 * MIN);
         assertThat(done.updatedAt()).isEqualTo(trafficEnd + 5_000);
         assertThat(s.ports(p -> p.ts() > trafficEnd + 1000)).allMatch(p -> p.txBytesPerSec() == 0.0);
     }
@@ -206,8 +215,7 @@ class ScenarioRecorderTest {
         Scenario s = Scenario.of("concurrent-jobs");
         Incident hang = s.incident(Alert.STALLED_SYNC);
         Predicate<PortSample> after = p -> p.ts() > hang.onsetMs() + 1000;
-        Predicate<PortSample> bertPorts = p -> p.device().equals("mlx5_1")
-                && (p.node().equals("gpu-node-1") || p.node().equals("gpu-node-2"));
+        Predicate<PortSample> bertPorts = p -> p.node().equals("gpu-node-5") || p.node().equals("gpu-node-6");
         assertThat(s.ports(after.and(bertPorts))).allMatch(p -> p.txBytesPerSec() == 0.0);
         assertThat(s.ports(after.and(bertPorts.negate()))).allMatch(p -> p.txBytesPerSec() > 0);
         assertThat(s.incident(Alert.STRAGGLER).node()).isEqualTo("gpu-node-4");
@@ -216,7 +224,7 @@ class ScenarioRecorderTest {
     /** A recorded scenario with queries over its samples. */
     private record Scenario(ScenarioRecorder.Recording recording) {
         static Scenario of(String name) {
-            return new Scenario(ScenarioRecorder.record(ScenarioCatalog.get(name), 1));
+            return new Scenario(ScenarioRecorder.record(ScenarioCatalog.get(name, 1)));
         }
 
         GroundTruth truth() {
