@@ -17,6 +17,8 @@ import io.rdmamon.sink.InfluxSink;
 import io.rdmamon.sink.SinkConfig;
 import org.influxdb.InfluxDB;
 import io.rdmamon.sim.SysfsTreeWriter;
+import io.rdmamon.streams.StreamsApp;
+import io.rdmamon.streams.StreamsAppConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -47,7 +49,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code rdmamon demo}: the whole pipeline in one process on a simulated cluster — an in-process KRaft broker, six
  * simulated GPU nodes whose sysfs trees are read by six real collectors (and a simulated eadm on the eRDMA nodes), the
- * job records, and a live terminal view read back from the topics.
+ * job records, the stream app, the InfluxDB sink when an InfluxDB answers, and a live terminal view read back from
+ * the topics.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Runs rdmamon end to end on a simulated GPU cluster with an in-process Kafka broker and shows "
@@ -110,6 +113,12 @@ public final class DemoCommand implements Callable<Integer> {
             ticker.scheduleAtFixedRate(() -> cluster.tick(System.currentTimeMillis()), 100, 100, TimeUnit.MILLISECONDS);
             publishJobs(bootstrap, cluster.jobs());
 
+            StreamsApp streams = new StreamsApp(new StreamsAppConfig(Map.of(
+                    StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                    StreamsAppConfig.STATE_DIR_CONFIG, dir.resolve("streams-state").toString(),
+                    StreamsAppConfig.METRICS_PORT_CONFIG, "-1")), new MetricsEndpoint().registry());
+            open.add(0, streams);
+            streams.start();
             startSinkIfInfluxAnswers(bootstrap, open);
 
             Path eadm = EadmSimScript.install(dir.resolve("bin"));
