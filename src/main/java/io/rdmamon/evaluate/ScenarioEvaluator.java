@@ -85,10 +85,11 @@ public final class ScenarioEvaluator {
         }
     }
 
+    /** The score of one scenario folder, named after the folder. */
     public ScenarioScore score(Path dir) throws IOException {
         GroundTruth truth = ScenarioFiles.readTruth(dir);
         List<Alert> alerts = replay(dir);
-        return Scoring.score(truth, alerts, matcher);
+        return Scoring.score(truth, alerts, matcher).named(dir.getFileName().toString());
     }
 
     /** The alerts the topology writes for one scenario folder. */
