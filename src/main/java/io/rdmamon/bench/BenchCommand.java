@@ -10,7 +10,7 @@ import java.util.concurrent.Callable;
 /** {@code rdmamon bench}: the benchmarks whose figures the README quotes; each prints its figures. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark and print its figures (README, section Figures).",
-        subcommands = {BenchCommand.Collector.class})
+        subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, io.rdmamon.sink.SinkBenchmark.class})
 public final class BenchCommand {
 
     @Command(name = "collector", mixinStandardHelpOptions = true,
@@ -25,15 +25,36 @@ public final class BenchCommand {
         @Option(names = "--ports", defaultValue = "2", description = "Ports per device (default ${DEFAULT-VALUE}).")
         int ports;
 
-        @Option(names = "--passes", defaultValue = "2000", description = "Measured passes (default ${DEFAULT-VALUE}).")
+        @Option(names = "--passes", defaultValue = "1000", description = "Measured passes (default ${DEFAULT-VALUE}).")
         int passes;
 
-        @Option(names = "--warmup", defaultValue = "500", description = "Warm-up passes (default ${DEFAULT-VALUE}).")
+        @Option(names = "--warmup", defaultValue = "300", description = "Warm-up passes (default ${DEFAULT-VALUE}).")
         int warmup;
 
         @Override
         public Integer call() throws Exception {
             CollectorBenchmark.run(devices, ports, warmup, passes, spec.commandLine().getOut());
+            return 0;
+        }
+    }
+
+    @Command(name = "publish", mixinStandardHelpOptions = true,
+            description = "Records per second through the collector's Kafka sink into a real broker (in-process unless "
+                    + "--bootstrap-servers), bytes per record, compressed bytes per record.")
+    static final class Publish implements Callable<Integer> {
+        @Option(names = "--records", defaultValue = "200000", description = "Records to send (default ${DEFAULT-VALUE}).")
+        int records;
+
+        @Option(names = "--bootstrap-servers", description = "An existing broker; default: an in-process one.")
+        String bootstrap;
+
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a collector/kafka setting.")
+        java.util.Map<String, String> overrides = new java.util.HashMap<>();
+
+        @Override
+        public Integer call() throws Exception {
+            io.rdmamon.collector.publish.PublishBenchmark.run(bootstrap, records, new java.util.HashMap<>(overrides),
+                    System.out);
             return 0;
         }
     }

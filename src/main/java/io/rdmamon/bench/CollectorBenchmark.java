@@ -26,7 +26,7 @@ public final class CollectorBenchmark {
     }
 
     public static void run(int devices, int ports, int warmupPasses, int passes, PrintWriter out) throws Exception {
-        Path root = Files.createTempDirectory("rdmamon-bench-sysfs");
+        Path root = Files.createTempDirectory(SysfsTreeWriter.preferredTempRoot(), "rdmamon-bench-sysfs");
         try {
             SysfsTreeWriter tree = new SysfsTreeWriter(root);
             for (int d = 0; d < devices; d++) {

@@ -3,6 +3,7 @@ package io.rdmamon.cli;
 import io.rdmamon.alerts.AlertsConfig;
 import io.rdmamon.collector.CollectorConfig;
 import io.rdmamon.config.PropertiesDoc;
+import io.rdmamon.sink.SinkConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -25,6 +26,12 @@ public final class ConfigCommand implements Runnable {
         roles.put("alerts", new Role("streams/alerts.properties", "rdmamon alerts: default configuration", AlertsConfig.CONFIG,
                 "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, ...)."));
+        roles.put("sink", new Role("streams/sink.properties", "rdmamon sink: default configuration", SinkConfig.CONFIG,
+                "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers "
+                        + "default localhost:9092, kafka.group.id default rdmamon-sink, kafka.max.poll.records default 5000, "
+                        + "kafka.max.partition.fetch.bytes default 4194304, "
+                        + "kafka.security.protocol, ...; kafka.enable.auto.commit is always false). "
+                        + "rdmamon influx init reads the influx.* keys of the same file."));
         return roles;
     }
 

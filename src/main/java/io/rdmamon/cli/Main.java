@@ -2,10 +2,16 @@ package io.rdmamon.cli;
 
 import io.rdmamon.alerts.AlertsCommand;
 import io.rdmamon.bench.BenchCommand;
+import io.rdmamon.capacity.CapacityCommand;
 import io.rdmamon.collector.CollectorCommand;
+import io.rdmamon.demo.DemoCommand;
+import io.rdmamon.influx.InfluxCommand;
 import io.rdmamon.evaluate.EvaluateCommand;
 import io.rdmamon.replay.ReplayCommand;
 import io.rdmamon.scenario.SimulateCommand;
+import io.rdmamon.sink.SinkCommand;
+import io.rdmamon.jobs.JobsCommand;
+import io.rdmamon.streams.StreamsCommand;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,10 +22,16 @@ import picocli.CommandLine.Command;
         subcommands = {
                 CommandLine.HelpCommand.class,
                 CollectorCommand.class,
+                StreamsCommand.class,
+                JobsCommand.class,
                 AlertsCommand.class,
                 BenchCommand.class,
                 ConfigCommand.class,
+                DemoCommand.class,
                 SimulateCommand.class,
+                SinkCommand.class,
+                InfluxCommand.class,
+                CapacityCommand.class,
                 ReplayCommand.class,
                 EvaluateCommand.class,
         })

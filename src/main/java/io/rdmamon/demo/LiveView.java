@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -33,7 +33,7 @@ public final class LiveView implements Runnable, AutoCloseable {
     private static final int ALERT_LINES = 8;
 
     private final KafkaConsumer<String, byte[]> consumer;
-    private final PrintStream out;
+    private final PrintWriter out;
     private final boolean ansi;
     private final String title;
     private final Map<String, PortSample> ports = new TreeMap<>();
@@ -42,7 +42,7 @@ public final class LiveView implements Runnable, AutoCloseable {
     private long recordsSeen;
     private volatile boolean running = true;
 
-    public LiveView(String bootstrapServers, PrintStream out, boolean ansi, String title) {
+    public LiveView(String bootstrapServers, PrintWriter out, boolean ansi, String title) {
         this.consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.GROUP_ID_CONFIG, "rdmamon-demo-view-" + UUID.randomUUID(),

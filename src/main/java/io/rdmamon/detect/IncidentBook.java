@@ -16,10 +16,13 @@ import java.util.List;
 /**
  * The open incidents of one detector, in a changelogged store: turns observations into exactly one {@code firing}
  * and one {@code resolved} alert per incident. Because the store and the alerts are committed in the same
- * exactly-once transaction, a restart neither repeats nor loses an alert. Store key: {@code stateKey|subjectKey}.
+ * exactly-once transaction, a restart neither repeats nor loses an alert. Store keys: {@code stateKey|subjectKey} for
+ * the open incident, {@code stateKey|subjectKey|ended} for when the subject's last incident ended: a condition said
+ * to have begun before that is part of the incident already reported and is not reported again.
  */
 public final class IncidentBook {
     private static final StringSerializer KEYS = new StringSerializer();
+    private static final String ENDED = "|ended";
 
     private final String type;
     private final KeyValueStore<String, Alert> open;
@@ -35,7 +38,8 @@ public final class IncidentBook {
         Alert existing = open.get(key);
         Condition condition = observation.condition();
         if (condition != null) {
-            if (existing != null) {
+            Alert ended = open.get(key + ENDED);
+            if (existing != null || ended != null && condition.since() < ended.endsAt()) {
                 return null;
             }
             Subject s = observation.subject();
@@ -49,10 +53,12 @@ public final class IncidentBook {
             return null;
         }
         open.delete(key);
-        return resolved(existing, observation.at());
+        Alert resolved = resolved(existing, observation.at());
+        open.put(key + ENDED, resolved);
+        return resolved;
     }
 
-    /** Resolves every open incident of {@code stateKey} at {@code at}. */
+    /** Resolves every open incident of {@code stateKey} at {@code at}, and forgets the subject's past ones. */
     public List<Alert> closeAll(String stateKey, long at) {
         List<KeyValue<String, Alert>> found = new ArrayList<>();
         try (KeyValueIterator<String, Alert> it = open.prefixScan(stateKey + "|", KEYS)) {
@@ -61,7 +67,9 @@ public final class IncidentBook {
         List<Alert> out = new ArrayList<>();
         for (KeyValue<String, Alert> entry : found) {
             open.delete(entry.key);
-            out.add(resolved(entry.value, at));
+            if (!entry.key.endsWith(ENDED)) {
+                out.add(resolved(entry.value, at));
+            }
         }
         return out;
     }

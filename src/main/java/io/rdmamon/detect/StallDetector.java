@@ -176,15 +176,21 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         if (s.firstTrafficAt == null) {
             s.firstTrafficAt = ts;
         }
-        if (s.lastActiveAt != null && ts > s.lastActiveAt) {
+        if (s.lastActiveAt != null && ts <= s.lastActiveAt) {
+            // late news of traffic we already knew about (a slower upstream partition): changes nothing
+            return;
+        }
+        if (s.lastActiveAt != null) {
             long gap = ts - s.lastActiveAt;
             if (gap > quietGap(s)) {
                 learnQuiet(s, s.lastActiveAt, gap);
             }
             s.activeMs += Math.min(gap, s.intervalMs);
         }
-        if (s.lastActiveAt == null || ts > s.lastActiveAt) {
-            s.lastActiveAt = ts;
+        s.lastActiveAt = ts;
+        if (ts < s.now - quietGap(s)) {
+            // traffic seen only now from a lagging port: it moves the quiet's start, it does not end a stall
+            return;
         }
         if (s.phase == Phase.STALLED) {
             observations.add(Observation.cleared(s.subject(), ts));

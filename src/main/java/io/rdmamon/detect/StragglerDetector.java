@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  *   <li>missing: below {@code missing.fraction} of the peers' median (works with a single peer).</li>
  * </ul>
  * Fires when a port was flagged in {@code min.flagged} of the last {@code windows} judged windows (continuity);
- * resolves after {@code clear.windows} normal ones, or when the job's windows stop (job ended). Never judged: windows
+ * resolves after {@code clear.windows} normal ones, or 5 min after the job's windows stop (job ended). Never judged: windows
  * within {@code streams.straggler.warmup.ms} of the job's first traffic, rails whose peers move less than
  * {@code min.bytes.per.sec}, ports that did not report (unknown, not missing), and ports of shared devices (estimates).
  */
@@ -45,10 +45,14 @@ public final class StragglerDetector implements Detector<JobWindow, StragglerDet
     private final DetectorConfig cfg;
     private final long forgetAfterMs;
 
-    /** {@code windowSize} and {@code windowGrace}: a job without a window for 3 sizes + grace has ended. */
-    public StragglerDetector(DetectorConfig cfg, long windowSizeMs, long windowGraceMs) {
+    /**
+     * A job without a window for 5 minutes (or 3 windows, if longer) of stream time has ended or lost its samples:
+     * its incidents resolve at its last window's end. Generous, because after a restart with a backlog stream time
+     * can run ahead of a job's windows for a while.
+     */
+    public StragglerDetector(DetectorConfig cfg, long windowSizeMs) {
         this.cfg = cfg;
-        this.forgetAfterMs = 3 * windowSizeMs + windowGraceMs;
+        this.forgetAfterMs = Math.max(300_000, 3 * windowSizeMs);
     }
 
     @Override

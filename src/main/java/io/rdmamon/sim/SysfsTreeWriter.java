@@ -2,6 +2,7 @@ package io.rdmamon.sim;
 
 import io.rdmamon.collector.sysfs.CounterFolder;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -43,6 +44,15 @@ public final class SysfsTreeWriter {
     /** Each counter file's true count: bytes for the 4-octet-word files {@code port_*_data}. */
     private final Map<Path, Long> counts = new HashMap<>();
     private int nextPciSlot = 1;
+
+    /**
+     * Where simulated trees should live: tmpfs ({@code /dev/shm}) when it exists, else the temp folder. Every
+     * counter update is a rename, about 50 µs on tmpfs and 0.5 ms on a disk file system.
+     */
+    public static Path preferredTempRoot() {
+        Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
 
     public SysfsTreeWriter(Path root) {
         this.root = root;

@@ -54,7 +54,9 @@ import java.util.Properties;
  *     ├─► rdma.link-health  (key node/device/port, LinkHealth, one per port sample)
  *     ├─► LINK_DOWN, LINK_DEGRADED, LINK_IDLE (state per port)              ─┐
  *     └─► job events ─repartition uid─► STALLED_SYNC (state per job)        ─┤
- *                                     └─► windows (streams.window.size.ms)   │
+ *                                     └─► windows (streams.window.size.ms,   │
+ *                                         closed when all reporting ports    │
+ *                                         passed their end)                  │
  *                                           ├─► rdma.job-bandwidth (key uid, JobBandwidth)
  *                                           └─► STRAGGLER (state per job) ──┤
  *   samples ─repartition node─► COLLECTOR_SILENT (wall-clock punctuator)    ─┴─► rdma.alerts (key id, Alert)
@@ -106,7 +108,8 @@ public final class RdmamonTopology {
 
         KStream<String, JobEvent> jobEvents = JobEvents.byJob(assigned, jobs);
         KStream<String, JobWindow> windows = jobEvents.process(
-                JobWindowProcessor.supplier(cfg.windowSize(), cfg.windowGrace(), registry, cfg.storeType()), Named.as("job-windows"));
+                JobWindowProcessor.supplier(cfg.windowSize(), cfg.windowGrace(), cfg.windowPortTimeout(),
+                        cfg.punctuateInterval(), registry, cfg.storeType()), Named.as("job-windows"));
         windows.mapValues(JobBandwidths::of, Named.as("job-bandwidth"))
                 .to(topics.jobBandwidth(), Produced.with(Serdes.String(), JsonSerde.of(JobBandwidth.class))
                         .withName("job-bandwidth-out"));
@@ -115,8 +118,8 @@ public final class RdmamonTopology {
                 .merge(detect(ports, new LinkDegradedDetector(thresholds), cfg, registry), Named.as("alerts-1"))
                 .merge(detect(ports, new LinkIdleDetector(thresholds), cfg, registry), Named.as("alerts-2"))
                 .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-3"))
-                .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis(),
-                        cfg.windowGrace().toMillis()), cfg, registry), Named.as("alerts-4"))
+                .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
+                        cfg, registry), Named.as("alerts-4"))
                 .merge(collectorSilence(samples, hosts, cfg, registry), Named.as("alerts-5"));
         alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
     }

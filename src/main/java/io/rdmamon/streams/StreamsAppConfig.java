@@ -77,11 +77,17 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String WINDOW_SIZE_DOC = "Event-time window of per-job bandwidth (and of straggler checks).";
 
     public static final String WINDOW_GRACE_CONFIG = "streams.window.grace.ms";
-    public static final long DEFAULT_WINDOW_GRACE = 5_000;
-    private static final String WINDOW_GRACE_DOC = "How late a sample may arrive and still count in its window; a "
-            + "window is emitted once stream time passes its end plus this grace (so job bandwidth lags by "
-            + "size + grace). Later samples still feed link health and are counted as "
-            + "rdmamon_streams_late_samples_total.";
+    public static final long DEFAULT_WINDOW_GRACE = 0;
+    private static final String WINDOW_GRACE_DOC = "Extra wait before a job-bandwidth window is emitted, after every "
+            + "port of the job that is still reporting has sent a sample past the window's end. Each port's samples "
+            + "arrive in order, so 0 loses nothing; samples for an emitted window are counted as "
+            + "rdmamon_streams_late_samples_total and still feed link health.";
+
+    public static final String WINDOW_PORT_TIMEOUT_CONFIG = "streams.window.port.timeout.ms";
+    public static final long DEFAULT_WINDOW_PORT_TIMEOUT = 30_000;
+    private static final String WINDOW_PORT_TIMEOUT_DOC = "A port of a job from which nothing arrived for this long "
+            + "(wall clock: a silent collector, a device the job let go) is no longer waited for, so the job's windows "
+            + "go out without it (fewer ranks reporting).";
 
     public static final String JOIN_GRACE_CONFIG = "streams.jobs.join.grace.ms";
     public static final long DEFAULT_JOIN_GRACE = 2_000;
@@ -98,7 +104,8 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String PUNCTUATE_INTERVAL_CONFIG = "streams.punctuate.interval.ms";
     public static final long DEFAULT_PUNCTUATE_INTERVAL = 1_000;
-    private static final String PUNCTUATE_INTERVAL_DOC = "Wall-clock period of the collector-silence check.";
+    private static final String PUNCTUATE_INTERVAL_DOC = "Wall-clock period of the collector-silence check "
+            + "and of the job-bandwidth window completeness check.";
 
     public static final String METRICS_PORT_CONFIG = "streams.metrics.port";
     public static final int DEFAULT_METRICS_PORT = 9402;
@@ -142,6 +149,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Importance.MEDIUM, WINDOW_SIZE_DOC)
             .define(WINDOW_GRACE_CONFIG, Type.LONG, DEFAULT_WINDOW_GRACE, Range.between(0, 3_600_000),
                     Importance.MEDIUM, WINDOW_GRACE_DOC)
+            .define(WINDOW_PORT_TIMEOUT_CONFIG, Type.LONG, DEFAULT_WINDOW_PORT_TIMEOUT, Range.between(1_000, 3_600_000),
+                    Importance.LOW, WINDOW_PORT_TIMEOUT_DOC)
             .define(JOIN_GRACE_CONFIG, Type.LONG, DEFAULT_JOIN_GRACE, Range.between(0, 600_000), Importance.MEDIUM,
                     JOIN_GRACE_DOC)
             .define(HISTORY_RETENTION_CONFIG, Type.LONG, DEFAULT_HISTORY_RETENTION,
@@ -201,6 +210,10 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public Duration windowGrace() {
         return Duration.ofMillis(getLong(WINDOW_GRACE_CONFIG));
+    }
+
+    public Duration windowPortTimeout() {
+        return Duration.ofMillis(getLong(WINDOW_PORT_TIMEOUT_CONFIG));
     }
 
     public Duration joinGrace() {

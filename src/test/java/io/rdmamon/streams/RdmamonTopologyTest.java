@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.LinkHealth;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -51,5 +53,37 @@ class RdmamonTopologyTest {
             assertThat(used.txUtilisation()).isCloseTo(4e9 / TrainingTraffic.LINK_RATE, within(0.01));
             assertThat(h.alerts).isEmpty();
         }
+    }
+
+    @Test
+    void shouldReportEachIncidentAndWindowOnceWhenOneNodesSamplesLagBehind() {
+        // after a restart with a backlog, upstream partitions catch up at different speeds: here n2's samples reach
+        // the job stage 40 s behind n1's, across a hang
+        long hang = T0 + 200_000;
+        TrainingTraffic sim = new TrainingTraffic();
+        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1", "n2"), List.of("erdma_0", "erdma_1"))
+                .trains(T0 + 10_000, Long.MAX_VALUE).pause(hang, hang + 60_000);
+        sim.record(job, JobRecord.RUNNING, T0);
+        List<TrainingTraffic.Event> skewed = sim.run(T0, T0 + 330_000).stream()
+                .sorted(Comparator.comparingLong(e -> e.ts() + (lagging(e) ? 40_000 : 0)))
+                .toList();
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of(StreamsAppConfig.JOIN_GRACE_CONFIG, 0))) {
+            h.feed(skewed);
+            assertThat(h.alerts).extracting(a -> a.type() + " " + a.status())
+                    .containsExactly("STALLED_SYNC firing", "STALLED_SYNC resolved");
+            assertThat(h.alerts.get(0).startsAt()).isBetween(hang - 1_000, hang + 1_000);
+            List<Long> windows = h.bandwidth.stream().map(JobBandwidth::windowStart).toList();
+            assertThat(windows).doesNotHaveDuplicates().isSorted();
+            // a port is waited for from its first sample on: n2's first arrived after n1's second window
+            assertThat(h.bandwidth).filteredOn(b -> b.windowStart() >= T0 + 30_000 && b.windowEnd() <= T0 + 280_000)
+                    .hasSize(25).allSatisfy(b -> assertThat(b.ranksReporting()).isEqualTo(4));
+            // only n2's samples of the windows that went out before n2 was known (2 ports, first 30 s) were late
+            assertThat(h.counter("rdmamon.streams.late.samples")).isLessThanOrEqualTo(60.0);
+            assertThat(h.alerts).extracting(Alert::type).doesNotContain(Alert.COLLECTOR_SILENT);
+        }
+    }
+
+    private static boolean lagging(TrainingTraffic.Event e) {
+        return e.port() != null && e.port().node().equals("n2") || e.host() != null && e.host().node().equals("n2");
     }
 }

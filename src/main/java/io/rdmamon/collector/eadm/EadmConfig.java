@@ -74,7 +74,7 @@ public final class EadmConfig extends AbstractConfig {
     public static final String CROSSCHECK_WINDOW_CONFIG = "eadm.crosscheck.window";
     public static final int DEFAULT_CROSSCHECK_WINDOW = 10;
     public static final String CROSSCHECK_WINDOW_DOC = "Number of consecutive checks (sampling passes) averaged on "
-            + "each side before comparing. eadm's one-second windows are not aligned with the collector's passes; "
+            + "each side before comparing; a disagreement is reported once it lasts two windows. eadm's one-second windows are not aligned with the collector's passes; "
             + "with bursty all-reduce traffic single samples disagree by far more than 10% on a healthy device. "
             + "1 compares single samples.";
 

@@ -85,6 +85,13 @@ public final class EadmCrossCheck {
         }
         double difference = Math.abs(sysfsMean - eadmMean) / larger;
         if (difference <= tolerance) {
+            w.apart = 0;
+            return;
+        }
+        // eadm's one-second lines lag the sysfs passes: after every traffic step (job start, end of a checkpoint)
+        // the two windowed means disagree until the window holds only post-step figures. A real disagreement
+        // outlasts that; a transient with a lag of up to a window does not last two windows.
+        if (++w.apart < 2 * window) {
             return;
         }
         out.add(new Mismatch(device, direction, sysfsMean, eadmMean, difference));
@@ -103,6 +110,8 @@ public final class EadmCrossCheck {
         private final int size;
         private final Counter mismatches;
         private final ArrayDeque<double[]> pairs = new ArrayDeque<>();
+        /** Consecutive full-window checks whose means were further apart than the tolerance. */
+        private int apart;
 
         Window(int size, Counter mismatches) {
             this.size = size;

@@ -126,25 +126,24 @@ final class EadmProcess {
         while (!stopped) {
             long startedAt = System.nanoTime();
             Process p = startProcess();
-            long runNanos = 0;
-            Counter reason = startFailedRestarts;
-            if (p != null) {
-                readLines(p);
-                Integer exitCode = reap(p);
-                runNanos = System.nanoTime() - startedAt;
-                process = null;
-                if (stopped) {
-                    return;
+            if (p == null) {
+                if (!stopped) {
+                    startFailedRestarts.increment();
+                    sleep(backoff.delayMsAfter(0));
                 }
-                reason = killedForSilence ? silentRestarts : exitRestarts;
-                long delayMs = backoff.delayMsAfter(runNanos);
-                logEnd(p, exitCode, runNanos, delayMs);
-                reason.increment();
-                sleep(delayMs);
-            } else if (!stopped) {
-                reason.increment();
-                sleep(backoff.delayMsAfter(0));
+                continue;
             }
+            readLines(p);
+            Integer exitCode = reap(p);
+            long runNanos = System.nanoTime() - startedAt;
+            process = null;
+            if (stopped) {
+                return;
+            }
+            long delayMs = backoff.delayMsAfter(runNanos);
+            logEnd(p, exitCode, runNanos, delayMs);
+            (killedForSilence ? silentRestarts : exitRestarts).increment();
+            sleep(delayMs);
         }
     }
 
@@ -156,14 +155,9 @@ final class EadmProcess {
             if (stopped) {
                 return null;
             }
+            Process p;
             try {
-                Process p = builder.start();
-                p.getOutputStream().close();
-                killedForSilence = false;
-                lastOutputNanos = System.nanoTime();
-                process = p;
-                log.debug("eadm {}: started pid {}: {}", device, p.pid(), command);
-                return p;
+                p = builder.start();
             } catch (IOException e) {
                 long suppressed = lifecycleLog.admit("start-failed/" + command.get(0));
                 if (suppressed != LogLimiter.SUPPRESS) {
@@ -173,6 +167,21 @@ final class EadmProcess {
                 }
                 return null;
             }
+            killedForSilence = false;
+            lastOutputNanos = System.nanoTime();
+            process = p;
+            closeStdin(p);
+            log.debug("eadm {}: started pid {}: {}", device, p.pid(), command);
+            return p;
+        }
+    }
+
+    /** eadm reads nothing: an open, never-written stdin would only keep a reading tool waiting. */
+    private void closeStdin(Process p) {
+        try {
+            p.getOutputStream().close();
+        } catch (IOException e) {
+            log.debug("eadm {}: cannot close stdin of pid {}: {}", device, p.pid(), e.getMessage());
         }
     }
 

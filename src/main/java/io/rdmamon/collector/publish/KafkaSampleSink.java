@@ -7,12 +7,14 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,6 +37,7 @@ public final class KafkaSampleSink implements SampleSink {
     private static final long RETRY_BACKOFF_MS = 500;
     private static final long WARN_INTERVAL_MS = 30_000;
     private static final long THREAD_EXIT_MS = 5_000;
+    private static final long STALL_WARN_MS = 30_000;
 
     private final PublishMetrics metrics;
     private final SampleBuffer buffer;
@@ -47,6 +50,7 @@ public final class KafkaSampleSink implements SampleSink {
     private volatile boolean closing;
     private volatile long drainDeadlineNanos;
     private boolean sendRefused;
+    private long lastStallWarnMs;
 
     public KafkaSampleSink(PublishConfig config, MeterRegistry registry) {
         this.metrics = new PublishMetrics(registry);
@@ -93,26 +97,37 @@ public final class KafkaSampleSink implements SampleSink {
     }
 
     private void sendLoop() {
-        try {
-            while (!closing || (!buffer.isSettled() && System.nanoTime() < drainDeadlineNanos)) {
-                SampleBuffer.Claim claim = buffer.take(POLL_MS);
-                if (claim == null) {
-                    continue;
-                }
-                sendRefused = false;
-                send(claim);
-                if (sendRefused) {
-                    // Kafka is unreachable: on close, what is left goes to the spill file without further waiting
-                    if (closing || closeRequested.await(RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS)) {
-                        break;
-                    }
-                }
+        while (!closing || (!buffer.isSettled() && System.nanoTime() < drainDeadlineNanos)) {
+            boolean backOff;
+            try {
+                backOff = sendNext();
+            } catch (RuntimeException e) {
+                // a bug must not leave the buffer without a sender: the collector would silently fill it up
+                log.error("unexpected error in the Kafka sender; going on", e);
+                backOff = true;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("Kafka sender stopped unexpectedly; buffered records go to the spill file on close", e);
+            try {
+                // Kafka is unreachable: wait before trying again; on close, what is left goes to the spill file
+                if (backOff && (closing || closeRequested.await(RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS))) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
+    }
+
+    /** Sends the next record if one comes within the poll time; true when Kafka could not take it for now. */
+    private boolean sendNext() {
+        SampleBuffer.Claim claim = buffer.take(POLL_MS);
+        if (claim == null) {
+            warnIfStalled();
+            return false;
+        }
+        sendRefused = false;
+        send(claim);
+        return sendRefused;
     }
 
     private void send(SampleBuffer.Claim claim) {
@@ -133,7 +148,7 @@ public final class KafkaSampleSink implements SampleSink {
     }
 
     private void acked(long seq) {
-        PendingRecord record = buffer.acked(seq);
+        PendingRecord record = buffer.settle(seq);
         if (record != null) {
             metrics.published(record, System.currentTimeMillis());
         }
@@ -145,25 +160,45 @@ public final class KafkaSampleSink implements SampleSink {
      */
     private void failed(long seq, Throwable error) {
         boolean beforeProducer = Thread.currentThread() == sender;
-        boolean refusedForGood = error instanceof ApiException && !(error instanceof RetriableException);
+        boolean refusedForGood = error instanceof ApiException && !sendAgain(error);
         if (!refusedForGood && beforeProducer) {
             sendRefused = true;
         }
         if (closing && !refusedForGood) {
             return; // the producer is closing: the record stays in flight and is written to the spill file
         }
-        if (error instanceof RetriableException) {
+        if (sendAgain(error)) {
             buffer.requeue(seq);
             metrics.error(PublishMetrics.KIND_RETRIED, error);
             warnRetry(error, beforeProducer);
             return;
         }
-        PendingRecord record = buffer.rejected(seq);
+        PendingRecord record = buffer.settle(seq);
         metrics.error(PublishMetrics.KIND_REJECTED, error);
         if (record != null) {
             log.error("Kafka refused a record for good, skipping it: topic {} key {} ({} bytes): {}: {}",
                     record.topic(), record.key(), record.value().length, error.getClass().getSimpleName(),
                     error.getMessage());
+        }
+    }
+
+    /**
+     * Errors after which the broker holds no copy of the record: passing ones, and the idempotent producer's sequence
+     * out of step with the broker's (unknown producer id included; the producer starts a new sequence), so sending
+     * it again cannot duplicate it.
+     */
+    private static boolean sendAgain(Throwable error) {
+        return error instanceof RetriableException || error instanceof OutOfOrderSequenceException;
+    }
+
+    /** With the topic's metadata at hand, a dead broker raises no error: the records just wait in flight. */
+    private void warnIfStalled() {
+        long now = System.currentTimeMillis();
+        long stalledMs = buffer.millisWithoutProgress(now);
+        if (stalledMs >= STALL_WARN_MS && now - lastStallWarnMs >= WARN_INTERVAL_MS) {
+            lastStallWarnMs = now;
+            log.warn("no acknowledgement from Kafka for {} s (broker unreachable or partitions unavailable); holding "
+                    + "{} records ({} bytes)", stalledMs / 1000, buffer.records(), buffer.bytes());
         }
     }
 
@@ -176,6 +211,18 @@ public final class KafkaSampleSink implements SampleSink {
                     beforeProducer ? "" : " after the producer gave up: order per key may not hold for it",
                     buffer.records(), buffer.bytes());
         }
+    }
+
+    /** Sum of a producer metric over the entries of {@code group} whose tags include {@code tags} (benchmark). */
+    double producerMetric(String group, String name, Map<String, String> tags) {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name)
+                        && e.getKey().tags().entrySet().containsAll(tags.entrySet()))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    }
+
+    long bufferedRecords() {
+        return buffer.records();
     }
 
     /**

@@ -78,6 +78,14 @@ public final class PublishConfig extends AbstractConfig {
     private static final String DELIVERY_TIMEOUT_MS_DOC = "How long the producer retries a record: for ever, so that "
             + "it never gives one up during an outage; a lower value risks reordering and duplicates after an outage.";
 
+    public static final String MAX_IN_FLIGHT_CONFIG = KAFKA_PREFIX
+            + ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1;
+    private static final String MAX_IN_FLIGHT_DOC = "Produce requests in flight per broker connection. 1: with more, "
+            + "a request that fails on a partition the broker has just created can be overtaken by the next one, and "
+            + "the idempotent producer of Kafka 4.3 then retries it for ever (KAFKA-15591). One request still carries "
+            + "a batch for every partition of the broker.";
+
     public static final String CLIENT_ID_CONFIG = KAFKA_PREFIX + ProducerConfig.CLIENT_ID_CONFIG;
     public static final String DEFAULT_CLIENT_ID = "rdmamon-collector";
     private static final String CLIENT_ID_DOC = "Kafka client id, seen in broker logs, quotas and metrics.";
@@ -122,6 +130,8 @@ public final class PublishConfig extends AbstractConfig {
                         LINGER_MS_DOC)
                 .define(DELIVERY_TIMEOUT_MS_CONFIG, Type.INT, DEFAULT_DELIVERY_TIMEOUT_MS, Range.atLeast(1),
                         Importance.LOW, DELIVERY_TIMEOUT_MS_DOC)
+                .define(MAX_IN_FLIGHT_CONFIG, Type.INT, DEFAULT_MAX_IN_FLIGHT, Range.between(1, 5), Importance.LOW,
+                        MAX_IN_FLIGHT_DOC)
                 .define(CLIENT_ID_CONFIG, Type.STRING, DEFAULT_CLIENT_ID, Importance.LOW, CLIENT_ID_DOC);
     }
 

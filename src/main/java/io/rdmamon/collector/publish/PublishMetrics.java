@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 
 /** The Kafka output's self-metrics, as the collector exposes them on /metrics. */
@@ -27,6 +29,7 @@ final class PublishMetrics {
     private final MeterRegistry registry;
     private final Counter spilled;
     private final Counter dropped;
+    private final Map<String, TopicMeters> byTopic = new ConcurrentHashMap<>();
     private List<Gauge> gauges = List.of();
 
     PublishMetrics(MeterRegistry registry) {
@@ -53,10 +56,16 @@ final class PublishMetrics {
     }
 
     void published(PendingRecord record, long nowMs) {
-        Counter.builder(PUBLISHED).description("Records acknowledged by Kafka").tag("topic", record.topic())
-                .register(registry).increment();
-        Timer.builder(LATENCY).description("From publish() to Kafka's acknowledgement").tag("topic", record.topic())
-                .register(registry).record(Duration.ofMillis(Math.max(0, nowMs - record.publishedAtMs())));
+        TopicMeters meters = byTopic.computeIfAbsent(record.topic(), topic -> new TopicMeters(
+                Counter.builder(PUBLISHED).description("Records acknowledged by Kafka").tag("topic", topic)
+                        .register(registry),
+                Timer.builder(LATENCY).description("From publish() to Kafka's acknowledgement").tag("topic", topic)
+                        .register(registry)));
+        meters.published().increment();
+        meters.latency().record(Duration.ofMillis(Math.max(0, nowMs - record.publishedAtMs())));
+    }
+
+    private record TopicMeters(Counter published, Timer latency) {
     }
 
     void spilled(long records) {

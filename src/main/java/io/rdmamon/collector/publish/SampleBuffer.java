@@ -33,13 +33,13 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class SampleBuffer {
     private static final Logger log = LoggerFactory.getLogger(SampleBuffer.class);
-    private static final long DROP_LOG_INTERVAL_MS = 60_000;
 
     private final long memoryMaxBytes;
     private final long spillMaxBytes;
     private final long inFlightMaxBytes;
     private final SpillLog spill;
     private final PublishMetrics metrics;
+    private final DroppedRecords dropped;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
 
@@ -50,9 +50,8 @@ final class SampleBuffer {
     private long retryBytes;
     private long memoryBytes;
     private long nextSeq;
+    private long lastProgressMs;
     private boolean closed;
-    private long droppedSinceLog;
-    private long lastDropLogMs;
 
     /** {@code spill} may be null: no spill file, records beyond memory are dropped. */
     SampleBuffer(long memoryMaxBytes, long inFlightMaxBytes, SpillLog spill, long spillMaxBytes,
@@ -62,6 +61,7 @@ final class SampleBuffer {
         this.spill = spill;
         this.spillMaxBytes = spill == null ? 0 : spillMaxBytes;
         this.metrics = metrics;
+        this.dropped = new DroppedRecords(metrics, memoryMaxBytes, this.spillMaxBytes);
     }
 
     /** A record handed to the sender, with the sequence number that identifies it until it is settled. */
@@ -73,7 +73,7 @@ final class SampleBuffer {
         lock.lock();
         try {
             if (closed) {
-                dropped(1);
+                dropped.add(1);
                 return false;
             }
             memory.addLast(record);
@@ -93,7 +93,7 @@ final class SampleBuffer {
     private void spillOrDrop(PendingRecord record) {
         int size = record.sizeBytes();
         if (spill == null || size > spillMaxBytes) {
-            dropped(1);
+            dropped.add(1);
             return;
         }
         try {
@@ -101,13 +101,13 @@ final class SampleBuffer {
                 if (pollSpill() == null) {
                     break;
                 }
-                dropped(1);
+                dropped.add(1);
             }
             spill.append(record);
             metrics.spilled(1);
         } catch (IOException e) {
             log.error("cannot write to spill directory {}: {}; record dropped", spill.dir(), e.getMessage());
-            dropped(1);
+            dropped.add(1);
         }
     }
 
@@ -116,7 +116,7 @@ final class SampleBuffer {
             try {
                 return spill.poll();
             } catch (SpillLog.SpillReadException e) {
-                dropped(e.lostRecords());
+                dropped.add(e.lostRecords());
             } catch (IOException e) {
                 log.error("cannot delete a read-through spill file in {}: {}", spill.dir(), e.getMessage());
             }
@@ -125,9 +125,9 @@ final class SampleBuffer {
 
     /**
      * The oldest record not yet handed over, once the in-flight window has room; null if none came within the
-     * timeout. The record stays in flight until {@link #acked}, {@link #rejected} or {@link #requeue}.
+     * timeout (or on interrupt). The record stays in flight until {@link #settle} or {@link #requeue}.
      */
-    Claim take(long timeoutMs) throws InterruptedException {
+    Claim take(long timeoutMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         lock.lock();
         try {
@@ -135,6 +135,9 @@ final class SampleBuffer {
                 if (inFlight.isEmpty() || inFlightBytes < inFlightMaxBytes) {
                     Claim claim = next();
                     if (claim != null) {
+                        if (inFlight.isEmpty()) {
+                            lastProgressMs = System.currentTimeMillis();
+                        }
                         inFlight.put(claim.seq(), claim.record());
                         inFlightBytes += claim.record().sizeBytes();
                         return claim;
@@ -146,6 +149,9 @@ final class SampleBuffer {
                 }
                 changed.awaitNanos(left);
             }
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return null;
         } finally {
             lock.unlock();
@@ -169,22 +175,14 @@ final class SampleBuffer {
         return new Claim(nextSeq++, record);
     }
 
-    /** Kafka took the record; returns it, or null if it was not in flight. */
-    PendingRecord acked(long seq) {
-        return settle(seq);
-    }
-
-    /** Kafka refused the record for good: it leaves the buffer (the caller logs and counts it). */
-    PendingRecord rejected(long seq) {
-        return settle(seq);
-    }
-
-    private PendingRecord settle(long seq) {
+    /** Kafka took the record, or refused it for good: it leaves the buffer. Null if it was not in flight. */
+    PendingRecord settle(long seq) {
         lock.lock();
         try {
             PendingRecord record = inFlight.remove(seq);
             if (record != null) {
                 inFlightBytes -= record.sizeBytes();
+                lastProgressMs = System.currentTimeMillis();
                 changed.signalAll();
             }
             return record;
@@ -214,6 +212,16 @@ final class SampleBuffer {
         lock.lock();
         try {
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How long records have been in flight without any being settled; 0 when none is in flight. */
+    long millisWithoutProgress(long nowMs) {
+        lock.lock();
+        try {
+            return inFlight.isEmpty() ? 0 : nowMs - lastProgressMs;
         } finally {
             lock.unlock();
         }
@@ -259,7 +267,7 @@ final class SampleBuffer {
                 }
                 spill.close();
             }
-            logDrops(true);
+            dropped.report(true);
         } catch (IOException e) {
             log.error("cannot close the spill directory {}: {}", spill.dir(), e.getMessage());
         } finally {
@@ -272,7 +280,7 @@ final class SampleBuffer {
             return;
         }
         if (spill == null) {
-            dropped(oldest.size());
+            dropped.add(oldest.size());
             return;
         }
         try {
@@ -281,7 +289,7 @@ final class SampleBuffer {
         } catch (IOException e) {
             log.error("cannot write {} unacknowledged records to spill directory {}: {}", oldest.size(), spill.dir(),
                     e.getMessage());
-            dropped(oldest.size());
+            dropped.add(oldest.size());
         }
     }
 
@@ -300,22 +308,6 @@ final class SampleBuffer {
             return inFlightBytes + retryBytes + memoryBytes + (spill == null ? 0 : spill.bytes());
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void dropped(long records) {
-        metrics.dropped(records);
-        droppedSinceLog += records;
-        logDrops(false);
-    }
-
-    private void logDrops(boolean now) {
-        long nowMs = System.currentTimeMillis();
-        if (droppedSinceLog > 0 && (now || nowMs - lastDropLogMs >= DROP_LOG_INTERVAL_MS)) {
-            log.warn("buffer full (memory {} bytes, spill {} bytes): dropped the {} oldest records since the last "
-                    + "report", memoryMaxBytes, spillMaxBytes, droppedSinceLog);
-            droppedSinceLog = 0;
-            lastDropLogMs = nowMs;
         }
     }
 }

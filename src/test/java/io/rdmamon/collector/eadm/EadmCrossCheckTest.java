@@ -46,6 +46,8 @@ class EadmCrossCheckTest {
     void shouldCountAndReturnBothFiguresWhenRatesDisagree() {
         EadmCrossCheck check = crossCheck(1);
 
+        assertThat(check.check("erdma_0", 1000 * MIB, 500 * MIB, eadm(880, 500)))
+                .as("one window apart is not yet a disagreement: it must outlast two windows").isEmpty();
         List<Mismatch> result = check.check("erdma_0", 1000 * MIB, 500 * MIB, eadm(880, 500));
 
         assertThat(result).singleElement().satisfies(m -> {
@@ -62,6 +64,7 @@ class EadmCrossCheckTest {
     void shouldFlagDeadEadmWhenSysfsShowsTrafficAndEadmShowsNone() {
         EadmCrossCheck check = crossCheck(1);
 
+        check.check("erdma_0", 0.0, 900 * MIB, eadm(0, 0));
         assertThat(check.check("erdma_0", 0.0, 900 * MIB, eadm(0, 0)))
                 .extracting(Mismatch::direction).containsExactly("rx");
     }
@@ -84,7 +87,11 @@ class EadmCrossCheckTest {
         assertThat(check.check("erdma_0", 1000 * MIB, 1000 * MIB, eadm(1, 1)))
                 .as("only one valid pair so far: the window of 2 is not full").isEmpty();
 
-        assertThat(check.check("erdma_0", 1000 * MIB, 1000 * MIB, eadm(1, 1))).hasSize(2);
+        for (int i = 0; i < 3; i++) {
+            assertThat(check.check("erdma_0", 1000 * MIB, 1000 * MIB, eadm(1, 1))).as("check " + i).isEmpty();
+        }
+        assertThat(check.check("erdma_0", 1000 * MIB, 1000 * MIB, eadm(1, 1)))
+                .as("four full windows apart (two windows of 2)").hasSize(2);
     }
 
     @Test
@@ -103,7 +110,35 @@ class EadmCrossCheckTest {
                     new EadmRate("erdma_1", pass[1] * MIB, null, pass[1] * MIB, null, 0L)).size();
         }
 
-        assertThat(singleMismatches).isEqualTo(8);
+        // a window of 1 flags from the second pass on, both directions: 3 passes x 2
+        assertThat(singleMismatches).isEqualTo(6);
         assertThat(smoothedMismatches).isZero();
+    }
+
+    @Test
+    void shouldNotFlagTheLagOfEadmWhenTrafficStepsUp() {
+        // job start or end of a checkpoint: traffic jumps from 0 to 900 MiB/s; eadm's line lags one pass
+        EadmCrossCheck check = crossCheck(10);
+        double previous = 0;
+        int mismatches = 0;
+        for (int pass = 0; pass < 40; pass++) {
+            double now = pass < 10 ? 0 : 900;
+            mismatches += check.check("erdma_0", now * MIB, now * MIB, eadm(previous, previous)).size();
+            previous = now;
+        }
+        assertThat(mismatches).isZero();
+    }
+
+    @Test
+    void shouldFlagAPersistentDisagreementAfterTwoWindows() {
+        EadmCrossCheck check = crossCheck(10);
+        int firstFlaggedAt = -1;
+        for (int pass = 0; pass < 40 && firstFlaggedAt < 0; pass++) {
+            if (!check.check("erdma_0", 1000 * MIB, 1000 * MIB, eadm(700, 700)).isEmpty()) {
+                firstFlaggedAt = pass;
+            }
+        }
+        // the window is full at pass 9; the means must stay apart for 20 full-window checks
+        assertThat(firstFlaggedAt).isEqualTo(28);
     }
 }

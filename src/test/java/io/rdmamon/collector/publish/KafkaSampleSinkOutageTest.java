@@ -29,8 +29,12 @@ import static org.awaitility.Awaitility.await;
 class KafkaSampleSinkOutageTest {
     private static final int KEYS = 8;
     private static final long INTERVAL_MS = 100;
-    /** A publish() that waited for Kafka would take max.block.ms or a reconnect: far above this. */
-    private static final long MAX_PUBLISH_NANOS = Duration.ofMillis(50).toNanos();
+    /**
+     * A publish() that waited for Kafka would take max.block.ms (5 s here) or a reconnect. Far below that, but above
+     * what a GC pause or a busy shared machine can add to a single call.
+     */
+    private static final long MAX_PUBLISH_NANOS = Duration.ofSeconds(1).toNanos();
+    private static final long MEDIAN_PUBLISH_NANOS = Duration.ofMillis(2).toNanos();
 
     private static final String PAD = "x".repeat(400);
 
@@ -75,7 +79,7 @@ class KafkaSampleSinkOutageTest {
 
         assertEveryRecordOnceInOrder(topic, IntStream.range(0, passes).boxed().toList());
         assertThat(registry.get(PublishMetrics.DROPPED).counter().count()).isZero();
-        assertThat(publishNanos).allSatisfy(n -> assertThat(n).isLessThan(MAX_PUBLISH_NANOS));
+        assertPublishNeverWaited();
     }
 
     @Test
@@ -117,7 +121,7 @@ class KafkaSampleSinkOutageTest {
         settings.put(PublishConfig.IN_FLIGHT_BYTES_CONFIG, 8 * 1024L);
         settings.put(PublishConfig.SPILL_BYTES_CONFIG, 64 * 1024L);
         // the sink starts while the broker is down: no metadata, so sends fail inside send() and are retried
-        settings.put("kafka.max.block.ms", "1000");
+        settings.put("kafka.max.block.ms", "5000");
         int passes = 100;
         stopBroker();
         try (KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(settings), registry)) {
@@ -147,6 +151,13 @@ class KafkaSampleSinkOutageTest {
                 .containsExactlyElementsOf(IntStream.range(missing.get(0), missing.get(0) + missing.size()).boxed()
                         .toList());
         assertThat(missing.get(0)).as("only the few records already handed over are older").isLessThan(KEYS * 5);
+        assertPublishNeverWaited();
+    }
+
+    private void assertPublishNeverWaited() {
+        List<Long> sorted = publishNanos.stream().sorted().toList();
+        assertThat(sorted.get(sorted.size() - 1)).as("slowest publish() in ns").isLessThan(MAX_PUBLISH_NANOS);
+        assertThat(sorted.get(sorted.size() / 2)).as("median publish() in ns").isLessThan(MEDIAN_PUBLISH_NANOS);
     }
 
     /** Publishes {@code count} sampling passes at the collector's pace; returns the next pass number. */

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -122,6 +123,24 @@ class KafkaSampleSinkTest {
             assertThat(byKey.get("k" + k)).containsExactlyElementsOf(IntStream.range(0, 60).filter(i -> i % 2 == parity)
                     .mapToObj(i -> (i < 50 ? "first-run-" : "second-run-") + i).toList());
         }
+    }
+
+    @Test
+    void shouldKeepPublishingFromMemoryWhenTheSpillDirectoryCannotBeUsed() throws Exception {
+        String bootstrap = SharedKafka.bootstrapServers();
+        String topic = SharedKafka.uniqueTopic("publish-no-spill");
+        SharedKafka.createTopics(bootstrap, 1, topic);
+        Path notADirectory = Files.writeString(spillDir.resolve("a-file"), "x");
+        try (KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(settings(bootstrap,
+                notADirectory.resolve("spill"))), registry)) {
+            for (int i = 0; i < 10; i++) {
+                sink.publish(topic, "k", i, utf8("v" + i));
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> gauge(PublishMetrics.BUFFERED_RECORDS) == 0);
+        }
+
+        assertThat(TopicContent.valuesByKey(TopicContent.readAll(bootstrap, topic)).get("k"))
+                .containsExactlyElementsOf(IntStream.range(0, 10).mapToObj(i -> "v" + i).toList());
     }
 
     private double gauge(String name) {

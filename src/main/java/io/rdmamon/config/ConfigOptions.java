@@ -1,0 +1,17 @@
+package io.rdmamon.config;
+
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The configuration flags every role shares: {@code --config FILE} and repeated {@code --set key=value}. */
+public final class ConfigOptions {
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in 'rdmamon config show').")
+    public Path file;
+
+    @Option(names = {"-s", "--set"}, paramLabel = "KEY=VALUE",
+            description = "Override one setting, e.g. --set influx.url=http://influx:8086 (repeatable).")
+    public Map<String, String> overrides = new LinkedHashMap<>();
+}

@@ -1,0 +1,141 @@
+package io.rdmamon.demo;
+
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.sim.ClusterTraffic;
+import io.rdmamon.sim.Fault;
+import io.rdmamon.sim.HostTraffic;
+import io.rdmamon.sim.NicDriver;
+import io.rdmamon.sim.PortTraffic;
+import io.rdmamon.sim.SysfsTreeWriter;
+import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
+import io.rdmamon.sim.TrafficProfile;
+import io.rdmamon.sim.TrainingJobSpec;
+import io.rdmamon.sim.TrainingTrafficModel;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * The demo's GPU cluster: one sysfs tree per node, written as the kernel would, with training traffic from the same
+ * model the scenarios use. Four RoCE nodes (two 200 Gb/s mlx5 rails) run {@value #LLM_JOB}; two eRDMA nodes (one per
+ * driver naming) run {@value #BERT_JOB}. At announced offsets a link on gpu-node-2 degrades and the BERT job hangs.
+ * The collectors only see files: nothing here talks to them.
+ */
+public final class SimulatedCluster {
+    public static final String NAMESPACE = "ml-research";
+    public static final String LLM_JOB = "llama-pretrain";
+    public static final String BERT_JOB = "bert-finetune";
+    public static final String HOST_IFACE = "eth0";
+    private static final long GBPS = 125_000_000L;
+
+    /** One simulated node: its name, sysfs root and RDMA devices. */
+    public record Node(String name, Path sysfsRoot, List<String> devices, boolean erdma, SysfsTreeWriter tree) {
+    }
+
+    private final List<Node> nodes = new ArrayList<>();
+    private final List<JobRecord> jobs = new ArrayList<>();
+    private final ClusterTraffic traffic = new ClusterTraffic();
+    private final Map<String, Boolean> linkUp = new TreeMap<>();
+    private long lastTickMs;
+
+    /**
+     * @param root          folder for the node trees (tmpfs is best: every counter write is a rename)
+     * @param startMs       wall-clock start; jobs are Running from here and train from {@code startMs + 20 s}
+     * @param degradeAfterMs offset at which gpu-node-2/mlx5_0 starts retransmitting and dropping (null: never)
+     * @param hangAfterMs    offset at which the BERT job's collective hangs (null: never)
+     */
+    public SimulatedCluster(Path root, long startMs, Long degradeAfterMs, Long hangAfterMs) {
+        List<String> roce = List.of("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4");
+        for (String name : roce) {
+            addNode(root, name, List.of("mlx5_0", "mlx5_1"), DeviceKind.MLX5);
+        }
+        addNode(root, "gpu-node-5", List.of("erdma_0"), DeviceKind.ERDMA_OUT_OF_TREE);
+        addNode(root, "gpu-node-6", List.of("erdma_0"), DeviceKind.ERDMA_UPSTREAM);
+
+        long trainFrom = startMs + 20_000;
+        TrainingJobSpec llm = new TrainingJobSpec(4, 2, trainFrom, null,
+                TrafficProfile.of(800, 500, 200 * GBPS, 0.6), null, List.of(), List.of());
+        if (degradeAfterMs != null) {
+            llm = llm.withFault(new Fault.DegradedLink(1, 0, 0.6, 0.8, 400, 40, startMs + degradeAfterMs, null));
+        }
+        TrainingJobSpec bert = TrainingJobSpec.steady(2, 1, trainFrom, TrafficProfile.of(600, 350, 100 * GBPS, 0.5));
+        if (hangAfterMs != null) {
+            bert = bert.withFault(new Fault.Hang(startMs + hangAfterMs, null));
+        }
+        addJob(LLM_JOB, roce, List.of("mlx5_0", "mlx5_1"), startMs, llm);
+        addJob(BERT_JOB, List.of("gpu-node-5", "gpu-node-6"), List.of("erdma_0"), startMs, bert);
+        lastTickMs = startMs;
+    }
+
+    private void addNode(Path root, String name, List<String> devices, DeviceKind kind) {
+        Path sysfs = root.resolve(name).resolve("sys");
+        SysfsTreeWriter tree = new SysfsTreeWriter(sysfs);
+        for (String device : devices) {
+            tree.addDevice(device, kind, 1, SysfsTreeWriter.ETHERNET);
+            // eRDMA's rate file follows the netdev speed: 100 Gb/s on the instance types the seeds name
+            tree.setRate(device, 1, kind == DeviceKind.MLX5 ? "200 Gb/sec (4X HDR)" : "100 Gb/sec (4X EDR)");
+        }
+        tree.addInterface(HOST_IFACE);
+        nodes.add(new Node(name, sysfs, devices, kind != DeviceKind.MLX5, tree));
+    }
+
+    private void addJob(String name, List<String> onNodes, List<String> devices, long startMs, TrainingJobSpec spec) {
+        String uid = UUID.nameUUIDFromBytes(("demo/" + NAMESPACE + "/" + name).getBytes()).toString();
+        List<JobRecord.Rank> ranks = new ArrayList<>();
+        for (int r = 0; r < onNodes.size(); r++) {
+            String pod = r == 0 ? name + "-master-0" : name + "-worker-" + (r - 1);
+            ranks.add(new JobRecord.Rank(r, pod, onNodes.get(r), devices));
+        }
+        JobRecord running = new JobRecord(JobRecord.VERSION, uid, name, NAMESPACE, JobRecord.RUNNING, startMs, startMs,
+                ranks.size(), ranks, new TreeMap<>(Map.of("training.kubeflow.org/job-name", name, "release", name)));
+        jobs.add(running);
+        traffic.add(running, new TrainingTrafficModel(spec, uid.hashCode()));
+    }
+
+    public List<Node> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    /** The jobs' Running records, to publish on the jobs topic. */
+    public List<JobRecord> jobs() {
+        return List.copyOf(jobs);
+    }
+
+    /** Advances every counter by what the jobs moved since the previous tick. */
+    public synchronized void tick(long nowMs) {
+        if (nowMs <= lastTickMs) {
+            return;
+        }
+        for (Node node : nodes) {
+            for (String device : node.devices()) {
+                apply(node, device, traffic.port(node.name(), device, lastTickMs, nowMs));
+            }
+            HostTraffic host = traffic.host(node.name(), lastTickMs, nowMs);
+            // a little background TCP (logs, metrics) besides what the jobs move
+            long background = (nowMs - lastTickMs) * 50_000;
+            node.tree().addInterfaceTraffic(HOST_IFACE, host.txBytes() + background, host.rxBytes() + background,
+                    (host.txBytes() + background) / 9000 + 1, (host.rxBytes() + background) / 9000 + 1);
+        }
+        lastTickMs = nowMs;
+    }
+
+    private void apply(Node node, String device, PortTraffic t) {
+        SysfsTreeWriter tree = node.tree();
+        tree.addTraffic(device, 1, t.txBytes(), t.rxBytes(), t.txPackets(), t.rxPackets());
+        NicDriver.ofDevice(device).counterIncrements(t.errors()).forEach((counter, n) -> {
+            if (!node.erdma()) {
+                tree.addCounter(device, 1, counter, n);
+            }
+        });
+        String key = node.name() + "/" + device;
+        Boolean wasUp = linkUp.put(key, t.linkUp());
+        if (wasUp == null || wasUp != t.linkUp()) {
+            tree.setState(device, 1, t.linkUp() ? 4 : 1, t.linkUp() ? "ACTIVE" : "DOWN");
+            tree.setPhysState(device, 1, t.linkUp() ? 5 : 3, t.linkUp() ? "LinkUp" : "Disabled");
+        }
+    }
+}

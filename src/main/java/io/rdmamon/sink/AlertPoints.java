@@ -1,0 +1,59 @@
+package io.rdmamon.sink;
+
+import io.rdmamon.model.Alert;
+import org.influxdb.dto.Point;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.rdmamon.influx.Schema.*;
+
+/**
+ * {@link Alert} → one {@code alert} point: a firing record at {@code detectedAt}, a resolved one at {@code endsAt}.
+ * The incident id is a field (a tag per incident would grow the series index forever); firing and resolved differ in
+ * the {@code status} tag, so they never overwrite each other.
+ */
+final class AlertPoints implements PointConverter<Alert> {
+
+    @Override
+    public Class<Alert> type() {
+        return Alert.class;
+    }
+
+    @Override
+    public List<Point> toPoints(Alert a) {
+        PointConverter.checkVersion(a.v(), Alert.VERSION);
+        PointConverter.required(a.id(), "id");
+        PointConverter.required(a.type(), "type");
+        PointConverter.requiredTime(a.detectedAt(), "detectedAt");
+        boolean firing = Alert.FIRING.equals(a.status());
+        if (!firing && !Alert.RESOLVED.equals(a.status())) {
+            throw new IllegalArgumentException("status must be firing or resolved, not " + a.status());
+        }
+        long time = firing || a.endsAt() == null ? a.detectedAt() : a.endsAt();
+        String ranks = a.labels().getOrDefault(RANKS, a.labels().get(RANK));
+        List<Point> points = new ArrayList<>(1);
+        SchemaPoint.of(ALERT, time)
+                .tag(TYPE, a.type()).tag(STATUS, a.status()).tag(SEVERITY, a.severity())
+                .tag(JOB, a.job()).tag(NAMESPACE, a.namespace())
+                .tag(NODE, a.node()).tag(DEVICE, a.device()).tag(PORT, a.port())
+                .tag(JOB_UID, a.labels().get("uid"))
+                .tag(RANK, singleRank(ranks))
+                .field(ID, a.id())
+                .field(SUMMARY, a.summary())
+                .field(RANKS, ranks)
+                .field(FIRING, firing ? 1L : 0L)
+                .field(STARTS_AT_MS, a.startsAt())
+                .field(DETECTED_AT_MS, a.detectedAt())
+                .field(ENDS_AT_MS, a.endsAt())
+                .field(DETECTION_DELAY_SECONDS, (a.detectedAt() - a.startsAt()) / 1000.0)
+                .field(DURATION_SECONDS, a.endsAt() == null ? null : (a.endsAt() - a.startsAt()) / 1000.0)
+                .addTo(points);
+        return points;
+    }
+
+    /** Only one rank number is a tag; a list ("4,5") or free text stays in the {@code ranks} field. */
+    private static String singleRank(String ranks) {
+        return ranks != null && ranks.strip().matches("\\d{1,6}") ? ranks.strip() : null;
+    }
+}

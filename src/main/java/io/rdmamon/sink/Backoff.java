@@ -1,0 +1,14 @@
+package io.rdmamon.sink;
+
+import java.time.Duration;
+
+/** Exponential backoff: {@code initial}, then doubling per failed attempt, capped at {@code max}. */
+public record Backoff(Duration initial, Duration max) {
+
+    /** The wait after the {@code attempt}-th consecutive failure (1-based). */
+    public Duration delay(int attempt) {
+        int doublings = Math.min(Math.max(attempt - 1, 0), 30);
+        long millis = initial.toMillis() << doublings;
+        return millis <= 0 || millis > max.toMillis() ? max : Duration.ofMillis(millis);
+    }
+}

@@ -1,0 +1,71 @@
+package io.rdmamon.sink;
+
+import io.rdmamon.model.Json;
+import io.rdmamon.streams.DeadLetter;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+/**
+ * Sends records the sink cannot read to the dead-letter topic in the same form the stream app uses: a
+ * {@link DeadLetter} (source topic, partition, offset, reason, the original value byte for byte in base64), keyed by
+ * the original key, with the reason and source topic also in headers. {@link #send} returns only when the broker has
+ * them all, so the offsets behind them can be committed.
+ */
+final class DeadLetters implements AutoCloseable {
+
+    /** A record the sink could not turn into points, and why. */
+    record Letter(ConsumerRecord<byte[], byte[]> record, String reason) {
+    }
+
+    private final Producer<byte[], byte[]> producer;
+    private final String topic;
+
+    DeadLetters(Producer<byte[], byte[]> producer, String topic) {
+        this.producer = producer;
+        this.topic = topic;
+    }
+
+    void send(List<Letter> letters) {
+        List<Future<?>> sent = new ArrayList<>(letters.size());
+        try {
+            for (Letter letter : letters) {
+                sent.add(producer.send(toRecord(letter)));
+            }
+            for (Future<?> future : sent) {
+                future.get();
+            }
+        } catch (ExecutionException e) {
+            throw new RetriableException("cannot write to dead-letter topic " + topic + ": " + e.getCause(), e);
+        } catch (RuntimeException e) {
+            throw new RetriableException("cannot write to dead-letter topic " + topic + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RetriableException("interrupted while writing to dead-letter topic " + topic, e);
+        }
+    }
+
+    private ProducerRecord<byte[], byte[]> toRecord(Letter letter) {
+        ConsumerRecord<byte[], byte[]> r = letter.record();
+        DeadLetter envelope = new DeadLetter(DeadLetter.VERSION, r.topic(), r.partition(), r.offset(), r.timestamp(),
+                letter.reason(), r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8),
+                r.value() == null ? null : Base64.getEncoder().encodeToString(r.value()));
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(DeadLetter.REASON_HEADER, letter.reason().getBytes(StandardCharsets.UTF_8));
+        headers.add(DeadLetter.TOPIC_HEADER, r.topic().getBytes(StandardCharsets.UTF_8));
+        return new ProducerRecord<>(topic, null, r.timestamp(), r.key(), Json.toBytes(envelope), headers);
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}

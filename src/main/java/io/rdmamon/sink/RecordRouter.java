@@ -1,0 +1,103 @@
+package io.rdmamon.sink;
+
+import com.fasterxml.jackson.core.JacksonException;
+import io.rdmamon.model.Json;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.influxdb.dto.Point;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes each consumed record with its topic's type and converts it to points; a record that cannot be read becomes
+ * a dead letter (logged with its text, counted) and the others go on. The result of one poll is one {@link Batch}.
+ */
+final class RecordRouter {
+    private static final Logger log = LoggerFactory.getLogger(RecordRouter.class);
+    private static final int EXCERPT_CHARS = 300;
+
+    /** What one poll becomes: points to write, dead letters to send, and the offsets to commit after both. */
+    record Batch(List<Point> points, List<DeadLetters.Letter> deadLetters,
+                 Map<TopicPartition, OffsetAndMetadata> offsets) {
+    }
+
+    private final Map<String, PointConverter<?>> byTopic = new HashMap<>();
+    private final SinkMetrics metrics;
+
+    RecordRouter(SinkConfig config, SinkMetrics metrics) {
+        this.metrics = metrics;
+        byTopic.put(config.portSamplesTopic(), new PortSamplePoints());
+        byTopic.put(config.hostSamplesTopic(), new HostIfacePoints());
+        byTopic.put(config.jobBandwidthTopic(), new JobBandwidthPoints());
+        byTopic.put(config.linkHealthTopic(), new LinkHealthPoints());
+        byTopic.put(config.alertsTopic(), new AlertPoints());
+    }
+
+    Batch route(ConsumerRecords<byte[], byte[]> records) {
+        List<Point> points = new ArrayList<>(records.count() * 2);
+        List<DeadLetters.Letter> deadLetters = new ArrayList<>();
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (TopicPartition partition : records.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> inPartition = records.records(partition);
+            metrics.records(partition.topic(), inPartition.size());
+            for (ConsumerRecord<byte[], byte[]> record : inPartition) {
+                try {
+                    points.addAll(toPoints(record));
+                } catch (IOException | RuntimeException e) {
+                    String reason = reason(e);
+                    log.warn("unreadable record {}-{}@{} goes to the dead-letter topic: {}; value: {}",
+                            record.topic(), record.partition(), record.offset(), reason, excerpt(record.value()));
+                    metrics.deadLettered(record.topic());
+                    deadLetters.add(new DeadLetters.Letter(record, reason));
+                }
+            }
+            long next = inPartition.get(inPartition.size() - 1).offset() + 1;
+            offsets.put(partition, new OffsetAndMetadata(next));
+        }
+        return new Batch(points, deadLetters, offsets);
+    }
+
+    List<Point> toPoints(ConsumerRecord<byte[], byte[]> record) throws IOException {
+        PointConverter<?> converter = byTopic.get(record.topic());
+        if (converter == null) {
+            throw new IllegalArgumentException("no converter for topic " + record.topic());
+        }
+        if (record.value() == null) {
+            throw new IllegalArgumentException("null value (tombstone)");
+        }
+        return convert(converter, record.value());
+    }
+
+    private static <T> List<Point> convert(PointConverter<T> converter, byte[] value) throws IOException {
+        T decoded = Json.MAPPER.readValue(value, converter.type());
+        if (decoded == null) {
+            throw new IllegalArgumentException("JSON null is not a " + converter.type().getSimpleName());
+        }
+        return converter.toPoints(decoded);
+    }
+
+    private static String reason(Exception e) {
+        if (e instanceof JacksonException j) {
+            return "not valid JSON for this topic: " + j.getOriginalMessage();
+        }
+        // contract violations say what is wrong; anything else is named by its type too
+        return e instanceof IllegalArgumentException ? e.getMessage() : e.toString();
+    }
+
+    private static String excerpt(byte[] value) {
+        if (value == null) {
+            return "null";
+        }
+        String text = new String(value, StandardCharsets.UTF_8);
+        return text.length() <= EXCERPT_CHARS ? text : text.substring(0, EXCERPT_CHARS) + "...";
+    }
+}

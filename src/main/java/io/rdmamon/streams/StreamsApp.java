@@ -1,0 +1,74 @@
+package io.rdmamon.streams;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+
+/**
+ * The running stream app: creates missing topics, starts {@link KafkaStreams} on {@link RdmamonTopology} with
+ * exactly-once processing, and binds Kafka Streams' own metrics to the given Micrometer registry. Used by
+ * {@code rdmamon streams}, the demo and the integration tests.
+ */
+public final class StreamsApp implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StreamsApp.class);
+
+    private final StreamsAppConfig cfg;
+    private final MeterRegistry registry;
+    private KafkaStreams streams;
+    private KafkaStreamsMetrics metrics;
+
+    public StreamsApp(StreamsAppConfig cfg, MeterRegistry registry) {
+        this.cfg = cfg;
+        this.registry = registry;
+    }
+
+    public StreamsApp start() {
+        return start(null);
+    }
+
+    /** Starts, reporting every state change (RUNNING, ERROR, ...) to {@code listener} when not null. */
+    public StreamsApp start(KafkaStreams.StateListener listener) {
+        if (cfg.getBoolean(StreamsAppConfig.TOPICS_CREATE_CONFIG)) {
+            StreamsTopics.ensure(cfg);
+        }
+        Topology topology = RdmamonTopology.build(cfg, registry);
+        log.debug("topology:\n{}", topology.describe());
+        streams = new KafkaStreams(topology, RdmamonTopology.streamsConfig(cfg));
+        streams.setUncaughtExceptionHandler(e -> {
+            log.error("stream thread failed; replacing it (state is restored from the changelogs)", e);
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
+        if (listener != null) {
+            streams.setStateListener(listener);
+        }
+        metrics = new KafkaStreamsMetrics(streams);
+        metrics.bindTo(registry);
+        streams.start();
+        log.info("rdmamon streams started: application.id {}, bootstrap {}, inputs {}, {}, {}", cfg.applicationId(),
+                cfg.bootstrapServers(), cfg.topics().portSamples(), cfg.topics().hostSamples(), cfg.topics().jobs());
+        return this;
+    }
+
+    /** Kafka Streams' state (CREATED before {@link #start}). */
+    public KafkaStreams.State state() {
+        return streams == null ? KafkaStreams.State.CREATED : streams.state();
+    }
+
+    @Override
+    public void close() {
+        if (streams != null) {
+            streams.close(Duration.ofSeconds(30));
+            streams = null;
+        }
+        if (metrics != null) {
+            metrics.close();
+            metrics = null;
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.rdmamon.streams;
+
+import io.rdmamon.config.ConfigLoader;
+import io.rdmamon.config.ConfigTemplate;
+import io.rdmamon.metrics.MetricsEndpoint;
+import org.apache.kafka.streams.KafkaStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code rdmamon streams}: runs the stream application until SIGTERM/SIGINT (clean shutdown: state is flushed and
+ * the exactly-once transaction committed) or until Kafka Streams fails for good (exit 1).
+ */
+@Command(name = "streams", mixinStandardHelpOptions = true,
+        description = {"Join port samples with job metadata; publish per-job bandwidth, link health and alerts.",
+                "Settings: defaults < --config FILE < RDMAMON_STREAMS_* / RDMAMON_KAFKA_* environment < flags."})
+public final class StreamsCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(StreamsCommand.class);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (streams.* and kafka.* keys).")
+    Path config;
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", description = "Kafka brokers.")
+    String bootstrapServers;
+
+    @Option(names = "--application-id", description = "Kafka Streams application.id (default rdmamon-streams).")
+    String applicationId;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "Local state directory.")
+    String stateDir;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port; -1 disables.")
+    Integer metricsPort;
+
+    @Option(names = "--print-config", description = "Print every setting with its default and doc, then exit.")
+    boolean printConfig;
+
+    @Override
+    public Integer call() throws Exception {
+        if (printConfig) {
+            spec.commandLine().getOut().print(ConfigTemplate.properties("rdmamon streams", StreamsAppConfig.CONFIG_DEF));
+            return 0;
+        }
+        Map<String, Object> flags = new HashMap<>();
+        flags.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        flags.put(StreamsAppConfig.APPLICATION_ID_CONFIG, applicationId);
+        flags.put(StreamsAppConfig.STATE_DIR_CONFIG, stateDir);
+        flags.put(StreamsAppConfig.METRICS_PORT_CONFIG, metricsPort);
+        StreamsAppConfig cfg = new StreamsAppConfig(ConfigLoader.load(StreamsAppConfig.CONFIG_DEF, config,
+                System.getenv(), flags, StreamsAppConfig.KAFKA_PREFIX));
+
+        MetricsEndpoint endpoint = new MetricsEndpoint().serve(cfg.getString(StreamsAppConfig.METRICS_BIND_CONFIG),
+                cfg.getInt(StreamsAppConfig.METRICS_PORT_CONFIG));
+        StreamsApp app = new StreamsApp(cfg, endpoint.registry());
+        CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean failed = new AtomicBoolean();
+        Thread hook = new Thread(() -> {
+            log.info("shutting down rdmamon streams");
+            app.close();
+            endpoint.close();
+            stopped.countDown();
+        }, "rdmamon-streams-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        app.start((now, before) -> {
+            if (now == KafkaStreams.State.ERROR) {
+                failed.set(true);
+                stopped.countDown();
+            }
+        });
+        stopped.await();
+        if (failed.get()) {
+            log.error("Kafka Streams stopped with an error; exiting");
+            Runtime.getRuntime().removeShutdownHook(hook);
+            app.close();
+            endpoint.close();
+            return 1;
+        }
+        return 0;
+    }
+}

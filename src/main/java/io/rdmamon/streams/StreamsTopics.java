@@ -1,0 +1,83 @@
+package io.rdmamon.streams;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Creates the app's input and output topics when they are missing ({@code streams.topics.create}): the job topic
+ * compacted, the others with the broker's retention. Internal topics are Kafka Streams' own business. Where the app
+ * may not create topics, it logs the {@code kafka-topics.sh} commands instead and carries on.
+ */
+final class StreamsTopics {
+    private static final Logger log = LoggerFactory.getLogger(StreamsTopics.class);
+
+    private StreamsTopics() {
+    }
+
+    static void ensure(StreamsAppConfig cfg) {
+        StreamsAppConfig.TopicNames t = cfg.topics();
+        int partitions = cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
+        int replication = cfg.getInt(StreamsAppConfig.REPLICATION_FACTOR_CONFIG);
+        Optional<Short> rf = replication < 0 ? Optional.empty() : Optional.of((short) replication);
+        List<NewTopic> wanted = new ArrayList<>();
+        for (String name : List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(),
+                t.deadLetter())) {
+            wanted.add(new NewTopic(name, Optional.of(partitions), rf));
+        }
+        wanted.add(new NewTopic(t.jobs(), Optional.of(partitions), rf)
+                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+
+        Map<String, Object> props = new HashMap<>(cfg.kafkaOverrides());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+        try (Admin admin = Admin.create(props)) {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            List<NewTopic> missing = wanted.stream().filter(nt -> !existing.contains(nt.name())).toList();
+            if (missing.isEmpty()) {
+                return;
+            }
+            for (var entry : admin.createTopics(missing).values().entrySet()) {
+                try {
+                    entry.getValue().get(30, TimeUnit.SECONDS);
+                    log.info("created topic {} ({} partitions)", entry.getKey(), partitions);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("could not create topics ({}); create them with:\n{}", e.getMessage(), commands(cfg));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The {@code kafka-topics.sh} commands that create what {@link #ensure} would. */
+    static String commands(StreamsAppConfig cfg) {
+        StreamsAppConfig.TopicNames t = cfg.topics();
+        int partitions = cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
+        String base = "kafka-topics.sh --bootstrap-server " + cfg.bootstrapServers() + " --create --if-not-exists"
+                + " --partitions " + partitions + " --topic ";
+        StringBuilder out = new StringBuilder(base + t.jobs() + " --config cleanup.policy=compact\n");
+        for (String name : List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(),
+                t.deadLetter())) {
+            out.append(base).append(name).append('\n');
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,144 @@
+package io.rdmamon.dashboards;
+
+import io.rdmamon.dashboards.GrafanaFiles.Dashboard;
+import io.rdmamon.dashboards.GrafanaFiles.PanelQuery;
+import io.rdmamon.influx.InfluxQl;
+import io.rdmamon.testing.ClusterScenario;
+import io.rdmamon.testing.ScenarioDatabase;
+import org.influxdb.dto.QueryResult;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every query of every dashboard (panel targets, annotations, template variables), interpolated as Grafana would, run
+ * against a real influxd holding the {@link ClusterScenario} written by the real sink: each must succeed and return
+ * data. A query naming a measurement, field, tag or retention policy the sink does not write, or InfluxQL that
+ * InfluxDB 1.x rejects, fails here. The panels that name incidents are checked to name exactly the scenario's.
+ */
+class DashboardQueriesTest {
+    private static ScenarioDatabase db;
+    /** Grafana's "now": after the scenario's last record. */
+    private static long now;
+    private final Map<String, GrafanaTemplate> templates = new HashMap<>();
+
+    @BeforeAll
+    static void loadScenario() {
+        db = ScenarioDatabase.fresh();
+        now = System.currentTimeMillis();
+    }
+
+    @Test
+    void shouldReturnDataForEveryDashboardQueryWhenTheScenarioIsLoaded() {
+        List<String> empty = new ArrayList<>();
+        List<PanelQuery> queries = GrafanaFiles.queries();
+        for (PanelQuery q : queries) {
+            String query = interpolate(q);
+            if (!hasData(run(query))) {
+                empty.add(q + ": " + query);
+            }
+        }
+
+        assertThat(queries).hasSizeGreaterThanOrEqualTo(50);
+        assertThat(empty).as("queries without data").isEmpty();
+    }
+
+    @Test
+    void shouldSelectTheVariablesGrafanaSelectsOnFirstLoad() {
+        GrafanaTemplate job = template(dashboard("rdmamon-job"));
+        GrafanaTemplate links = template(dashboard("rdmamon-links"));
+        GrafanaTemplate capacity = template(dashboard("rdmamon-capacity"));
+
+        assertThat(job.interpolate("$namespace $job", "now-1h", null)).isEqualTo("(llm|research|vision) bert-large");
+        assertThat(links.interpolate("$node [[device]]", "now-1h", null))
+                .isEqualTo("(gpu-01|gpu-02|gpu-03|gpu-04|gpu-05) (mlx5_0|mlx5_1|mlx5_2)");
+        assertThat(capacity.interpolate("${rollup_rp} $idle_threshold", "now-1h", null)).isEqualTo("rp_1y 0.01");
+    }
+
+    @Test
+    void shouldNameExactlyTheScenarioIncidentsWhenPanelsListProblems() {
+        assertThat(seriesTags("rdmamon-cluster", "Ports not ACTIVE: latest state"))
+                .containsExactly(Map.of("node", "gpu-03", "device", "mlx5_2", "port", "1"));
+        assertThat(seriesTags("rdmamon-cluster", "Silent collectors: nodes"))
+                .containsExactly(Map.of("node", ClusterScenario.SILENT_NODE));
+        assertThat(seriesTags("rdmamon-capacity", "Allocated but idle links")).containsExactly(Map.of(
+                "node", "gpu-02", "device", "mlx5_1", "port", "1", "namespace", "vision", "job_uid", "uid-resnet"));
+        assertThat(seriesTags("rdmamon-links", "State changes"))
+                .containsExactly(Map.of("node", "gpu-03", "device", "mlx5_2", "port", "1"));
+
+        Map<String, Object> openByType = new HashMap<>();
+        series("rdmamon-cluster", "Alerts open now by type")
+                .forEach(s -> openByType.put(s.getTags().get("type"), s.getValues().get(0).get(1)));
+        assertThat(openByType).containsOnly(Map.entry("STALLED_SYNC", 0.0), Map.entry("STRAGGLER", 0.0),
+                Map.entry("LINK_DEGRADED", 0.0), Map.entry("LINK_DOWN", 1.0), Map.entry("LINK_IDLE", 1.0),
+                Map.entry("COLLECTOR_SILENT", 1.0));
+    }
+
+    private List<Map<String, String>> seriesTags(String uid, String title) {
+        return series(uid, title).stream().map(s -> s.getTags() == null ? Map.<String, String>of() : s.getTags())
+                .toList();
+    }
+
+    /** The series of the first query of the panel titled {@code title}. */
+    private List<QueryResult.Series> series(String uid, String title) {
+        PanelQuery q = GrafanaFiles.queries().stream()
+                .filter(p -> p.dashboard().uid().equals(uid) && p.where().contains("'" + title + "' A"))
+                .findFirst().orElseThrow(() -> new AssertionError("no panel '" + title + "' in " + uid));
+        List<QueryResult.Series> series = run(interpolate(q)).getResults().get(0).getSeries();
+        return series == null ? List.of() : series;
+    }
+
+    private String interpolate(PanelQuery q) {
+        String timeFrom = q.timeFrom() != null ? q.timeFrom()
+                : q.dashboard().json().path("time").path("from").asText();
+        return template(q.dashboard()).interpolate(q.query(), timeFrom, q.minInterval());
+    }
+
+    private GrafanaTemplate template(Dashboard d) {
+        return templates.computeIfAbsent(d.uid(), uid -> GrafanaTemplate.resolve(d.json(), now, this::firstColumn));
+    }
+
+    private static Dashboard dashboard(String uid) {
+        return GrafanaFiles.dashboards().stream().filter(d -> d.uid().equals(uid)).findFirst().orElseThrow();
+    }
+
+    private QueryResult run(String query) {
+        return InfluxQl.execute(db.client, db.database(), query);
+    }
+
+    private List<String> firstColumn(String query) {
+        List<String> values = new ArrayList<>();
+        QueryResult.Result result = run(query).getResults().get(0);
+        if (result.getSeries() != null) {
+            for (QueryResult.Series s : result.getSeries()) {
+                int column = s.getColumns().indexOf("value");
+                s.getValues().forEach(row -> values.add(String.valueOf(row.get(column < 0 ? 1 : column))));
+            }
+        }
+        return values;
+    }
+
+    /** At least one series with a non-null value outside the time column. */
+    static boolean hasData(QueryResult result) {
+        QueryResult.Result first = result.getResults().get(0);
+        if (first.getSeries() == null) {
+            return false;
+        }
+        for (QueryResult.Series s : first.getSeries()) {
+            for (List<Object> row : s.getValues()) {
+                for (int i = 0; i < row.size(); i++) {
+                    if (!s.getColumns().get(i).equals("time") && row.get(i) != null) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+}

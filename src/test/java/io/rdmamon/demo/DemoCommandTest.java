@@ -1,0 +1,50 @@
+package io.rdmamon.demo;
+
+import io.rdmamon.cli.Main;
+import io.rdmamon.influx.InfluxdProcess;
+import io.rdmamon.testing.LocalInfluxd;
+import org.influxdb.InfluxDB;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The README's main command, end to end: broker, simulated nodes, real collectors, the view read from the topics. */
+class DemoCommandTest {
+    @Test
+    void shouldShowLiveTrafficOfEverySimulatedPortWhenTheDemoRuns(@TempDir Path dir) {
+        StringWriter out = new StringWriter();
+        CommandLine cmd = Main.commandLine();
+        cmd.setOut(new PrintWriter(out, true));
+        InfluxdProcess influxd = LocalInfluxd.shared();
+        int rc = cmd.execute("demo", "--duration", "30s", "--plain", "--work-dir", dir.toString(),
+                "--influx-url", influxd.url());
+        assertThat(rc).isZero();
+        String screen = lastScreen(out.toString());
+        for (String port : new String[]{"gpu-node-1 mlx5_0/1", "gpu-node-4 mlx5_1/1", "gpu-node-5 erdma_0/1",
+                "gpu-node-6 erdma_0/1"}) {
+            // training starts 20 s in: by the end every port moves tens of Gb/s
+            Matcher m = Pattern.compile(Pattern.quote(port) + "\\s+\\S+\\s+ACTIVE\\s+([0-9.]+)\\s+([0-9.]+)")
+                    .matcher(screen);
+            assertThat(m.find()).as(port + " in\n" + screen).isTrue();
+            assertThat(Double.parseDouble(m.group(1))).as(port + " tx Gb/s").isGreaterThan(5.0);
+        }
+        // the sink ran too: the ten ports' samples are in InfluxDB (database created by the demo's influx init)
+        try (InfluxDB influx = LocalInfluxd.client(influxd)) {
+            assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))
+                    .isGreaterThan(100);
+        }
+    }
+
+    private static String lastScreen(String all) {
+        int at = all.lastIndexOf("rdmamon demo:");
+        return at < 0 ? all : all.substring(at);
+    }
+}
