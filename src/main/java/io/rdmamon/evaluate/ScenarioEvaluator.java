@@ -55,6 +55,9 @@ public final class ScenarioEvaluator {
         if (ScenarioFiles.isScenario(root)) {
             return List.of(root);
         }
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException(root + " is not a folder");
+        }
         try (Stream<Path> children = Files.list(root)) {
             return children.filter(ScenarioFiles::isScenario).sorted().toList();
         }
