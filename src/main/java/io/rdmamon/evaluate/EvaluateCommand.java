@@ -5,8 +5,10 @@ import io.rdmamon.config.Durations;
 import io.rdmamon.model.Json;
 import io.rdmamon.replay.Replayer;
 import io.rdmamon.replay.StreamsReplay;
+import io.rdmamon.replay.StreamsSettings;
 import io.rdmamon.streams.StreamsAppConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -15,8 +17,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /**
@@ -45,18 +45,15 @@ public final class EvaluateCommand implements Callable<Integer> {
             description = "Scenarios replayed at once (default ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--config", description = "Stream app properties file (detector thresholds, windows).")
-    Path config;
-
-    @Option(names = "--set", description = "Override a stream app setting, e.g. --set streams.window.size.ms=5000.")
-    Map<String, String> overrides = new TreeMap<>();
+    @Mixin
+    StreamsSettings settings;
 
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        StreamsAppConfig appConfig = StreamsReplay.config(config, System.getenv(), overrides);
+        StreamsAppConfig appConfig = settings.load();
         List<Path> dirs = ScenarioEvaluator.scenarioDirs(scenarios);
         if (dirs.isEmpty()) {
             throw new IllegalArgumentException("no scenario folders (with truth.json and samples.jsonl) under "

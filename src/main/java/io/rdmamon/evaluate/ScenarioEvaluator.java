@@ -55,6 +55,9 @@ public final class ScenarioEvaluator {
         if (ScenarioFiles.isScenario(root)) {
             return List.of(root);
         }
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException(root + " is not a folder");
+        }
         try (Stream<Path> children = Files.list(root)) {
             return children.filter(ScenarioFiles::isScenario).sorted().toList();
         }
@@ -85,10 +88,11 @@ public final class ScenarioEvaluator {
         }
     }
 
+    /** The score of one scenario folder, named after the folder. */
     public ScenarioScore score(Path dir) throws IOException {
         GroundTruth truth = ScenarioFiles.readTruth(dir);
         List<Alert> alerts = replay(dir);
-        return Scoring.score(truth, alerts, matcher);
+        return Scoring.score(truth, alerts, matcher).named(dir.getFileName().toString());
     }
 
     /** The alerts the topology writes for one scenario folder. */

@@ -23,6 +23,11 @@ public record ScenarioScore(String scenario, List<Hit> hits, List<Incident> miss
         tolerated = List.copyOf(tolerated);
     }
 
+    /** The same score under another name, e.g. the scenario's folder ({@code hang-seed2}). */
+    public ScenarioScore named(String name) {
+        return new ScenarioScore(name, hits, misses, falsePositives, duplicates, tolerated);
+    }
+
     /** A reported incident: latency from its onset to the first matching alert's {@code detectedAt}. */
     public record Hit(Incident incident, Alert alert) {
         @JsonProperty("latencyMs")

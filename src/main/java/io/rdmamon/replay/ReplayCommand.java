@@ -3,16 +3,16 @@ package io.rdmamon.replay;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.streams.StreamsAppConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /**
@@ -40,23 +40,20 @@ public final class ReplayCommand implements Callable<Integer> {
                     + "time: everything sorted by timestamp (for dumps concatenated partition by partition).")
     Replayer.Order order;
 
-    @Option(names = "--config", description = "Stream app properties file (detector thresholds, windows).")
-    Path config;
-
-    @Option(names = "--set", description = "Override a stream app setting, e.g. --set streams.window.size.ms=5000.")
-    Map<String, String> overrides = new TreeMap<>();
+    @Mixin
+    StreamsSettings settings;
 
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        StreamsAppConfig appConfig = StreamsReplay.config(config, System.getenv(), overrides);
+        StreamsAppConfig appConfig = settings.load();
         List<Replayer.Input> inputs = new ArrayList<>();
-        inputs.add(new Replayer.Input(InputKind.JOBS, jobs));
-        inputs.add(new Replayer.Input(InputKind.PORT_SAMPLES, samples));
+        inputs.add(new Replayer.Input(InputKind.JOBS, readable("--jobs", jobs)));
+        inputs.add(new Replayer.Input(InputKind.PORT_SAMPLES, readable("--samples", samples)));
         if (hostSamples != null) {
-            inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, hostSamples));
+            inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, readable("--host-samples", hostSamples)));
         }
         Replayer.Summary summary;
         try (ReplayFiles files = new ReplayFiles(spec.commandLine().getOut(), out, StreamsReplay.topics(appConfig))) {
@@ -67,6 +64,13 @@ public final class ReplayCommand implements Callable<Integer> {
                 summary.skippedLines(), summary.outputs());
         spec.commandLine().getErr().flush();
         return 0;
+    }
+
+    private static Path readable(String option, Path file) {
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw new IllegalArgumentException(option + ": " + file + " is not a readable file");
+        }
+        return file;
     }
 
     private static String instant(Long ms) {

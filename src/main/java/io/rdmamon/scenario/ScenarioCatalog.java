@@ -26,6 +26,7 @@ public final class ScenarioCatalog {
     static {
         SCENARIOS.put("healthy", ScenarioCatalog::healthy);
         SCENARIOS.put("hang", ScenarioCatalog::hang);
+        SCENARIOS.put("long-gaps-hang", ScenarioCatalog::longGapsHang);
         SCENARIOS.put("straggler", ScenarioCatalog::straggler);
         SCENARIOS.put("missing-rank", ScenarioCatalog::missingRank);
         SCENARIOS.put("degraded-link", ScenarioCatalog::degradedLink);
@@ -75,6 +76,17 @@ public final class ScenarioCatalog {
         SimulatedJob job = c.mainJob(c.training().withFault(new Fault.Hang(onset, null)));
         return c.spec("Hang: every rank of the job goes quiet at 6 min and stays quiet (job still Running).",
                 10 * MIN, job, c.jobIncident(Alert.STALLED_SYNC, job, onset, "all ranks quiet"));
+    }
+
+    private static ScenarioSpec longGapsHang(long seed) {
+        Cluster c = Cluster.mlx5("long-gaps-hang", seed);
+        long onset = c.event(7 * MIN);
+        TrainingJobSpec accumulating = TrainingJobSpec.steady(4, 2, c.at(45 * SEC),
+                TrafficProfile.of(6000, 800, c.link(), 0.6)).withFault(new Fault.Hang(onset, null));
+        SimulatedJob job = c.mainJob(accumulating);
+        return c.spec("Long gaps, then a hang: the job accumulates gradients (6 s iterations, 5.2 s quiet between"
+                        + " bursts: whole quiet samples are normal) and hangs at 7 min.",
+                10 * MIN, job, c.jobIncident(Alert.STALLED_SYNC, job, onset, "quiet beyond the learned gaps"));
     }
 
     private static ScenarioSpec straggler(long seed) {
