@@ -19,13 +19,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The README's main command, end to end: broker, simulated nodes, real collectors, the view read from the topics. */
 class DemoCommandTest {
     @Test
-    void shouldShowLiveTrafficOfEverySimulatedPortWhenTheDemoRuns(@TempDir Path dir) {
+    void shouldShowTrafficJobBandwidthAndTheInjectedFaultWhenTheDemoRuns(@TempDir Path dir) {
         StringWriter out = new StringWriter();
         CommandLine cmd = Main.commandLine();
         cmd.setOut(new PrintWriter(out, true));
         InfluxdProcess influxd = LocalInfluxd.shared();
-        int rc = cmd.execute("demo", "--duration", "30s", "--plain", "--work-dir", dir.toString(),
-                "--influx-url", influxd.url());
+        // the link degrades soon after training starts (20 s in), so the stream app flags it within the run
+        int rc = cmd.execute("demo", "--duration", "45s", "--plain", "--work-dir", dir.toString(),
+                "--influx-url", influxd.url(), "--degrade-at", "22s");
         assertThat(rc).isZero();
         String screen = lastScreen(out.toString());
         for (String port : new String[]{"gpu-node-1 mlx5_0/1", "gpu-node-4 mlx5_1/1", "gpu-node-5 erdma_0/1",
@@ -36,6 +37,9 @@ class DemoCommandTest {
             assertThat(m.find()).as(port + " in\n" + screen).isTrue();
             assertThat(Double.parseDouble(m.group(1))).as(port + " tx Gb/s").isGreaterThan(5.0);
         }
+        // the stream app ran: job bandwidth and the degraded link's alert came back through the topics
+        assertThat(screen).containsPattern("ml-research/llama-pretrain\\s+[0-9.]+\\s+[0-9.]+\\s+4/4");
+        assertThat(screen).containsPattern("firing\\s+LINK_DEGRADED\\s+link degraded: gpu-node-2/mlx5_0/1");
         // the sink ran too: the ten ports' samples are in InfluxDB (database created by the demo's influx init)
         try (InfluxDB influx = LocalInfluxd.client(influxd)) {
             assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))
