@@ -2,6 +2,7 @@ package io.rdmamon.cli;
 
 import io.rdmamon.alerts.AlertsConfig;
 import io.rdmamon.collector.CollectorConfig;
+import io.rdmamon.jobs.k8s.JobsWatchConfig;
 import io.rdmamon.config.PropertiesDoc;
 import org.apache.kafka.common.config.ConfigDef;
 import picocli.CommandLine.Command;
@@ -25,6 +26,10 @@ public final class ConfigCommand implements Runnable {
         roles.put("alerts", new Role("streams/alerts.properties", "rdmamon alerts: default configuration", AlertsConfig.CONFIG,
                 "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, ...)."));
+        roles.put("jobs-watch", new Role("streams/jobs-watch.properties", "rdmamon jobs watch: default configuration",
+                JobsWatchConfig.CONFIG, "Kafka producer and consumer settings pass through with the prefix kafka. "
+                + "(kafka.bootstrap.servers, kafka.security.protocol, kafka.sasl.jaas.config, ...); acks=all and "
+                + "idempotence are always on."));
         return roles;
     }
 
