@@ -59,6 +59,7 @@ public final class JobsWatcher implements AutoCloseable {
     private volatile JobAssembler.DeviceSource devices = (node, namespace, pod) -> null;
     private volatile PodDevicesView devicesView;
     private volatile SharedIndexInformer<Pod> informer;
+    private volatile long startedNanos;
 
     private JobsWatcher(JobsWatchConfig config, PublishedJobs published, MeterRegistry registry, Clock clock) {
         this.classifier = new PodClassifier(config.jobLabel(), config.rankLabel(), registry);
@@ -125,6 +126,8 @@ public final class JobsWatcher implements AutoCloseable {
             return true;
         });
         informer = pending;
+        startedNanos = System.nanoTime();
+        log.info("listing pods from the Kubernetes API at {}", client.getMasterUrl());
         pending.start().whenComplete((ok, error) -> {
             if (error == null) {
                 log.info("watching pods in {}{}: {} pods listed", config.namespace() == null ? "all namespaces"
@@ -190,7 +193,13 @@ public final class JobsWatcher implements AutoCloseable {
 
     private void reconcileAll() {
         SharedIndexInformer<Pod> current = informer;
-        if (current == null || !current.hasSynced()) {
+        if (current == null) {
+            return;
+        }
+        if (!current.hasSynced()) {
+            // fabric8 retries a failing list for minutes before it reports: say that we wait, and for how long
+            log.warn("no pod list from the Kubernetes API yet ({} s since start); still trying",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos));
             return;
         }
         Set<String> uids = new HashSet<>(published.uids());
@@ -268,6 +277,7 @@ public final class JobsWatcher implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         publisher.close();
+        log.info("jobs watch stopped");
         stopped.countDown();
     }
 }
