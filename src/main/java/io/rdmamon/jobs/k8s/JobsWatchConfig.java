@@ -134,26 +134,22 @@ public final class JobsWatchConfig extends AbstractConfig {
 
     /** Null: all namespaces. */
     public String namespace() {
-        String namespace = getString(NAMESPACE_CONFIG).trim();
-        return namespace.isEmpty() ? null : namespace;
+        return blankToNull(NAMESPACE_CONFIG);
     }
 
     /** Null: no server-side selector. */
     public String labelSelector() {
-        String selector = getString(LABEL_SELECTOR_CONFIG).trim();
-        return selector.isEmpty() ? null : selector;
+        return blankToNull(LABEL_SELECTOR_CONFIG);
     }
 
     /** Null: no custom jobs. */
     public String jobLabel() {
-        String label = getString(JOB_LABEL_CONFIG).trim();
-        return label.isEmpty() ? null : label;
+        return blankToNull(JOB_LABEL_CONFIG);
     }
 
     /** Null: ranks of custom jobs from pod names. */
     public String rankLabel() {
-        String label = getString(RANK_LABEL_CONFIG).trim();
-        return label.isEmpty() ? null : label;
+        return blankToNull(RANK_LABEL_CONFIG);
     }
 
     public List<String> rankOrder() {
@@ -174,8 +170,7 @@ public final class JobsWatchConfig extends AbstractConfig {
 
     /** Null: no device join. */
     public String podDevicesTopic() {
-        String topic = getString(POD_DEVICES_TOPIC_CONFIG).trim();
-        return topic.isEmpty() ? null : topic;
+        return blankToNull(POD_DEVICES_TOPIC_CONFIG);
     }
 
     public Duration startupTimeout() {
@@ -212,6 +207,11 @@ public final class JobsWatchConfig extends AbstractConfig {
         settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return settings;
+    }
+
+    private String blankToNull(String key) {
+        String value = getString(key).trim();
+        return value.isEmpty() ? null : value;
     }
 
     private Map<String, Object> kafkaSettings() {

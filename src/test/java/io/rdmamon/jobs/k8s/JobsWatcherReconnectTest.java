@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +35,7 @@ import static io.rdmamon.jobs.k8s.JobsTopic.state;
 import static io.rdmamon.jobs.k8s.TrainingPods.pytorch;
 import static io.rdmamon.jobs.k8s.TrainingPods.running;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The API server goes away while the watcher runs, pods change meanwhile, and the API server that comes back no
@@ -131,6 +133,8 @@ class JobsWatcherReconnectTest {
         jobs.awaitLatest(goneUid, state(JobRecord.RUNNING));
 
         first.destroy();                                          // the watch drops
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> registry.get("rdmamon.jobs.watch.connected").gauge().value() == 0);
         KubernetesClient elsewhere = closing(apiServer(0).createClient());
         gone.forEach(p -> elsewhere.pods().inNamespace(NS).withName(p.getMetadata().getName()).delete());
         apply(elsewhere, pytorch(NS, "t5", newUid, "master", 0, "node-f"));
