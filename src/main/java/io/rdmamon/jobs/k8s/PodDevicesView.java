@@ -70,26 +70,47 @@ final class PodDevicesView implements JobAssembler.DeviceSource, AutoCloseable {
 
     private void run() {
         try {
-            List<TopicPartition> partitions = assign();
-            if (partitions.isEmpty()) {
-                return;
-            }
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             while (!closed) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    apply(r);
-                }
-                if (caughtUp.getCount() > 0 && partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) {
+                try {
+                    read();
+                } catch (WakeupException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    // e.g. Kafka out of reach for longer than the client's timeouts: read the topic again later
+                    log.warn("reading {} failed: {}; ranks keep the devices known so far, reading again in {} s",
+                            topic, e.toString(), PARTITION_RETRY.toSeconds());
                     caughtUp.countDown();
+                    pause();
                 }
             }
-        } catch (WakeupException e) {
-            // closing
-        } catch (RuntimeException e) {
-            log.error("reading {} stopped: {}; ranks keep the devices known so far", topic, e.toString(), e);
         } finally {
             caughtUp.countDown();
             consumer.close();
+        }
+    }
+
+    private void read() {
+        List<TopicPartition> partitions = assign();
+        if (partitions.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+        while (!closed) {
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                apply(r);
+            }
+            if (caughtUp.getCount() > 0 && partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) {
+                caughtUp.countDown();
+            }
+        }
+    }
+
+    private void pause() {
+        try {
+            closing.await(PARTITION_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
         }
     }
 
@@ -110,12 +131,7 @@ final class PodDevicesView implements JobAssembler.DeviceSource, AutoCloseable {
                         + "{} s", topic, PARTITION_RETRY.toSeconds());
                 told = true;
             }
-            try {
-                closing.await(PARTITION_RETRY.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return List.of();
-            }
+            pause();
         }
         return List.of();
     }
