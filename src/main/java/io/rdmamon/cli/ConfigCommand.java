@@ -2,6 +2,7 @@ package io.rdmamon.cli;
 
 import io.rdmamon.alerts.AlertsConfig;
 import io.rdmamon.collector.CollectorConfig;
+import io.rdmamon.jobs.k8s.JobsWatchConfig;
 import io.rdmamon.config.PropertiesDoc;
 import io.rdmamon.sink.SinkConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -32,6 +33,10 @@ public final class ConfigCommand implements Runnable {
                         + "kafka.max.partition.fetch.bytes default 4194304, "
                         + "kafka.security.protocol, ...; kafka.enable.auto.commit is always false). "
                         + "rdmamon influx init reads the influx.* keys of the same file."));
+        roles.put("jobs-watch", new Role("streams/jobs-watch.properties", "rdmamon jobs watch: default configuration",
+                JobsWatchConfig.CONFIG, "Kafka producer and consumer settings pass through with the prefix kafka. "
+                + "(kafka.bootstrap.servers, kafka.security.protocol, kafka.sasl.jaas.config, ...); acks=all and "
+                + "idempotence are always on."));
         return roles;
     }
 

@@ -4,6 +4,8 @@ import io.rdmamon.collector.eadm.EadmConfig;
 import io.rdmamon.collector.eadm.EadmCrossCheck;
 import io.rdmamon.collector.eadm.EadmSupervisor;
 import io.rdmamon.collector.host.HostIfaceSource;
+import io.rdmamon.collector.podresources.PodDeviceReporter;
+import io.rdmamon.collector.podresources.PodResourcesConfig;
 import io.rdmamon.collector.publish.KafkaSampleSink;
 import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
@@ -117,9 +119,14 @@ public final class CollectorCommand implements Callable<Integer> {
                 .serve(config.getString(CollectorConfig.METRICS_BIND_CONFIG), config.getInt(CollectorConfig.METRICS_PORT_CONFIG));
         KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry());
         Collector collector = build(config, env, metrics, sink);
+        PodDeviceReporter podDevices = PodDeviceReporter.startIfAvailable(new PodResourcesConfig(config.originals()),
+                config.node(env), config.sysfsRoot(), sink, metrics.registry());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: flushing buffered samples");
+            if (podDevices != null) {
+                podDevices.close();
+            }
             collector.close();
             metrics.close();
             stopped.countDown();

@@ -1,8 +1,10 @@
 package io.rdmamon.collector;
 
 import io.rdmamon.collector.eadm.EadmConfig;
+import io.rdmamon.collector.podresources.PodResourcesConfig;
 import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.config.ConfigLoader;
+import io.rdmamon.config.RegexValidator;
 import io.rdmamon.model.Topics;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -16,7 +18,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * The node agent's settings. Every key has a default and a doc string; {@code collector/collector.properties} is the
@@ -76,15 +77,15 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
     private static final String METRICS_BIND_DOC = "Address the metrics endpoint binds to.";
 
-    public static final ConfigDef CONFIG = PublishConfig.define(EadmConfig.define(new ConfigDef()
+    public static final ConfigDef CONFIG = PodResourcesConfig.define(PublishConfig.define(EadmConfig.define(new ConfigDef()
             .define(NODE_CONFIG, Type.STRING, DEFAULT_NODE, Importance.HIGH, NODE_DOC)
             .define(INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_INTERVAL_MS, ConfigDef.Range.between(MIN_INTERVAL_MS, 3_600_000L),
                     Importance.HIGH, INTERVAL_MS_DOC)
             .define(SYSFS_ROOT_CONFIG, Type.STRING, DEFAULT_SYSFS_ROOT, new ConfigDef.NonEmptyString(), Importance.HIGH,
                     SYSFS_ROOT_DOC)
-            .define(DEVICES_INCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_INCLUDE, CollectorConfig::validateRegex,
+            .define(DEVICES_INCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_INCLUDE, new RegexValidator(),
                     Importance.MEDIUM, DEVICES_INCLUDE_DOC)
-            .define(DEVICES_EXCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_EXCLUDE, CollectorConfig::validateRegex,
+            .define(DEVICES_EXCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_EXCLUDE, new RegexValidator(),
                     Importance.MEDIUM, DEVICES_EXCLUDE_DOC)
             .define(HOST_INTERFACES_CONFIG, Type.LIST, DEFAULT_HOST_INTERFACES, Importance.MEDIUM, HOST_INTERFACES_DOC)
             .define(PORT_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.PORT_SAMPLES, new ConfigDef.NonEmptyString(),
@@ -95,7 +96,7 @@ public final class CollectorConfig extends AbstractConfig {
                     ConfigDef.Range.atLeast(1_000L), Importance.LOW, NO_DEVICE_WARN_INTERVAL_MS_DOC)
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
                     Importance.MEDIUM, METRICS_PORT_DOC)
-            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)));
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC))));
 
     public CollectorConfig(Map<?, ?> originals) {
         super(CONFIG, originals, false);
@@ -148,13 +149,5 @@ public final class CollectorConfig extends AbstractConfig {
     /** The Kafka client settings given under {@code kafka.}, prefix removed. */
     public Map<String, Object> kafkaSettings() {
         return ConfigLoader.withPrefix(originals(), KAFKA_PREFIX);
-    }
-
-    private static void validateRegex(String name, Object value) {
-        try {
-            Pattern.compile((String) value);
-        } catch (PatternSyntaxException e) {
-            throw new ConfigException(name, value, "not a valid regular expression: " + e.getDescription());
-        }
     }
 }

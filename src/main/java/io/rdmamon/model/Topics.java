@@ -8,6 +8,8 @@ public final class Topics {
     public static final String HOST_SAMPLES = "rdma.host-samples";
     /** Job metadata, compacted; key = job uid. */
     public static final String JOBS = "rdma.jobs";
+    /** Per node, which pod holds which RDMA devices ({@link PodDeviceMap}), compacted; key = node. */
+    public static final String POD_DEVICES = "rdma.pod-devices";
     public static final String JOB_BANDWIDTH = "rdma.job-bandwidth";
     public static final String LINK_HEALTH = "rdma.link-health";
     public static final String ALERTS = "rdma.alerts";

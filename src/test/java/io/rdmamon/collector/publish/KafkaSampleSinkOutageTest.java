@@ -2,6 +2,7 @@ package io.rdmamon.collector.publish;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.testing.SharedKafka;
+import io.rdmamon.testing.TopicContent;
 import kafka.server.BrokerServer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterAll;

@@ -2,6 +2,7 @@ package io.rdmamon.collector.publish;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.testing.SharedKafka;
+import io.rdmamon.testing.TopicContent;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

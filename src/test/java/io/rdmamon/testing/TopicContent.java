@@ -1,4 +1,4 @@
-package io.rdmamon.collector.publish;
+package io.rdmamon.testing;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.Map;
 
 /** Reads a whole topic, up to its end offsets at the time of the call, so that duplicates show as well as gaps. */
-final class TopicContent {
+public final class TopicContent {
     private TopicContent() {
     }
 
-    static List<ConsumerRecord<String, byte[]>> readAll(String bootstrap, String topic) {
+    public static List<ConsumerRecord<String, byte[]>> readAll(String bootstrap, String topic) {
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
@@ -42,7 +42,7 @@ final class TopicContent {
     }
 
     /** Values as strings, grouped by key, in offset order (the order a consumer of one key sees). */
-    static Map<String, List<String>> valuesByKey(List<ConsumerRecord<String, byte[]>> records) {
+    public static Map<String, List<String>> valuesByKey(List<ConsumerRecord<String, byte[]>> records) {
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (ConsumerRecord<String, byte[]> r : records) {
             out.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(new String(r.value(), StandardCharsets.UTF_8));

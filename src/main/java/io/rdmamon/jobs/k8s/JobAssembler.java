@@ -1,0 +1,91 @@
+package io.rdmamon.jobs.k8s;
+
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.PodDeviceMap.PodDevices;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Builds a job's record from its pods.
+ * <ul>
+ *   <li>state: any pod Failed → Failed; else any pod pending (phase Pending or Unknown, or a container waiting, as
+ *       while it restarts) → Pending; else all Succeeded → Succeeded; else Running (the pods that have not finished
+ *       run: workers often end before the master);</li>
+ *   <li>ranks: {@link RankRule}; node = the pod's node; devices from the pod-devices topic, empty when unknown;</li>
+ *   <li>startedAt: the earliest pod start time; labels: those all pods share, plus {@value #FRAMEWORK_LABEL},
+ *       {@value #RESTARTS_LABEL} (container restarts over all pods) and, when some rank's devices are shared with
+ *       other pods, {@value #SHARED_LABEL}=true.</li>
+ * </ul>
+ */
+final class JobAssembler {
+    static final String FRAMEWORK_LABEL = "rdmamon.io/framework";
+    static final String RESTARTS_LABEL = "rdmamon.io/restarts";
+    static final String SHARED_LABEL = "rdmamon.io/shared-devices";
+
+    /** Where a pod's devices come from; null when not known. */
+    interface DeviceSource {
+        PodDevices devices(String node, String namespace, String pod);
+    }
+
+    private final RankRule rankRule;
+
+    JobAssembler(RankRule rankRule) {
+        this.rankRule = rankRule;
+    }
+
+    /** {@code pods}: all pods of one job (same uid), at least one. */
+    JobRecord assemble(List<TrainingPod> pods, RankRule.Shape shape, DeviceSource devices, long updatedAt) {
+        TrainingPod first = pods.get(0);
+        List<RankRule.Ranked> ranked = rankRule.rank(pods, shape);
+        List<JobRecord.Rank> ranks = new ArrayList<>();
+        boolean shared = false;
+        for (RankRule.Ranked r : ranked) {
+            TrainingPod p = r.pod();
+            PodDevices held = p.node() == null ? null : devices.devices(p.node(), p.namespace(), p.pod());
+            shared |= held != null && held.shared();
+            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), p.node(), held == null ? List.of() : held.devices()));
+        }
+        Map<String, String> labels = commonLabels(pods);
+        labels.put(FRAMEWORK_LABEL, first.framework());
+        labels.put(RESTARTS_LABEL, Integer.toString(pods.stream().mapToInt(TrainingPod::restarts).sum()));
+        if (shared) {
+            labels.put(SHARED_LABEL, "true");
+        }
+        Long startedAt = pods.stream().map(TrainingPod::startedAt).filter(Objects::nonNull).min(Long::compare)
+                .orElse(null);
+        return new JobRecord(JobRecord.VERSION, first.uid(), first.job(), first.namespace(), state(pods), updatedAt,
+                startedAt, RankRule.worldSize(ranked, shape), List.copyOf(ranks), labels);
+    }
+
+    /** The record that says the job is gone: its last identity, no ranks. */
+    static JobRecord deleted(JobRecord last, long updatedAt) {
+        return new JobRecord(JobRecord.VERSION, last.uid(), last.job(), last.namespace(), JobRecord.DELETED,
+                updatedAt, last.startedAt(), last.worldSize(), List.of(), last.labels());
+    }
+
+    static String state(List<TrainingPod> pods) {
+        if (pods.stream().anyMatch(p -> p.state() == PodState.FAILED)) {
+            return JobRecord.FAILED;
+        }
+        if (pods.stream().anyMatch(p -> p.state() == PodState.PENDING)) {
+            return JobRecord.PENDING;
+        }
+        if (pods.stream().allMatch(p -> p.state() == PodState.SUCCEEDED)) {
+            return JobRecord.SUCCEEDED;
+        }
+        return JobRecord.RUNNING;
+    }
+
+    private static Map<String, String> commonLabels(List<TrainingPod> pods) {
+        Map<String, String> common = new HashMap<>(pods.get(0).labels());
+        for (TrainingPod p : pods) {
+            common.entrySet().removeIf(e -> !e.getValue().equals(p.labels().get(e.getKey())));
+        }
+        return new TreeMap<>(common);
+    }
+}

@@ -1,0 +1,19 @@
+package io.rdmamon.jobs.k8s;
+
+import java.util.Map;
+
+/**
+ * A pod of a training job, as far as the job record needs it.
+ *
+ * @param uid          the job's uid ({@link JobUid})
+ * @param framework    how the job was recognised: {@code kubeflow}, {@code volcano} or {@code label}
+ * @param replicaType  Kubeflow replica type or Volcano task spec, lower case; empty for label jobs
+ * @param index        index within the replica type; null when unknown
+ * @param explicitRank rank given by the configured rank label; null when none
+ * @param node         {@code spec.nodeName}; null until scheduled
+ * @param startedAt    {@code status.startTime} in epoch ms; null until the kubelet took the pod
+ */
+record TrainingPod(String uid, String framework, String namespace, String job, String pod, String replicaType,
+                   Integer index, Integer explicitRank, String node, PodState state, int restarts, Long startedAt,
+                   Map<String, String> labels) {
+}

@@ -1,0 +1,218 @@
+package io.rdmamon.jobs.k8s;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.Json;
+import io.rdmamon.model.PodDeviceMap;
+import io.rdmamon.model.PodDeviceMap.PodDevices;
+import io.rdmamon.testing.SharedKafka;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static io.rdmamon.jobs.k8s.JobsTopic.state;
+import static io.rdmamon.jobs.k8s.TrainingPods.START_MS;
+import static io.rdmamon.jobs.k8s.TrainingPods.crashLooping;
+import static io.rdmamon.jobs.k8s.TrainingPods.finished;
+import static io.rdmamon.jobs.k8s.TrainingPods.pytorch;
+import static io.rdmamon.jobs.k8s.TrainingPods.running;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/** The watcher against fabric8's mock API server (CRUD mode) and the real in-JVM broker. */
+@EnableKubernetesMockClient(crud = true)
+class JobsWatcherTest {
+    private static final String NS = "train";
+
+    KubernetesClient client;
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<JobsWatcher> watchers = new ArrayList<>();
+    private String bootstrap;
+    private JobsTopic jobs;
+    private String devicesTopic;
+
+    @BeforeEach
+    void topics() {
+        bootstrap = SharedKafka.bootstrapServers();
+        String topic = SharedKafka.uniqueTopic("jobs");
+        devicesTopic = SharedKafka.uniqueTopic("pod-devices");
+        // one partition: records of different jobs keep the order they were sent in
+        SharedKafka.createTopics(bootstrap, 1, topic, devicesTopic);
+        jobs = new JobsTopic(bootstrap, topic);
+    }
+
+    @AfterEach
+    void stop() {
+        watchers.forEach(JobsWatcher::close);
+    }
+
+    private JobsWatcher startWatcher() throws Exception {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put("kafka.bootstrap.servers", bootstrap);
+        settings.put(JobsWatchConfig.TOPIC_CONFIG, jobs.topic());
+        settings.put(JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic);
+        settings.put(JobsWatchConfig.JOB_LABEL_CONFIG, "rdmamon.io/job");
+        JobsWatcher watcher = JobsWatcher.start(new JobsWatchConfig(settings), client, registry);
+        watchers.add(watcher);
+        return watcher;
+    }
+
+    private void apply(Pod pod) {
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).createOr(p -> p.update());
+    }
+
+    private void delete(Pod pod) {
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).delete();
+    }
+
+    /** A 3-rank PyTorchJob: master-0 on node-a, worker-0 on node-b, worker-1 on node-c. */
+    private static List<Pod> bert(String uid) {
+        return List.of(pytorch(NS, "bert", uid, "master", 0, "node-a"),
+                pytorch(NS, "bert", uid, "worker", 0, "node-b"),
+                pytorch(NS, "bert", uid, "worker", 1, "node-c"));
+    }
+
+    /**
+     * Waits until the watcher has handled everything done before this call: a job created now is published after
+     * all earlier events, because one thread publishes in event order (to a one-partition topic).
+     */
+    private void barrier() {
+        String name = "barrier-" + UUID.randomUUID().toString().substring(0, 8);
+        apply(new PodBuilder().withNewMetadata().withNamespace("ops").withName(name)
+                .withLabels(Map.of("rdmamon.io/job", name)).endMetadata().build());
+        jobs.awaitLatest(JobUid.nameBased(PodClassifier.LABEL, "ops", name), state(JobRecord.PENDING));
+    }
+
+    @Test
+    void shouldPublishOneRecordPerChangeWhenAPyTorchJobStartsRestartsFailsAndGoesAway() throws Exception {
+        String uid = UUID.randomUUID().toString();
+        List<Pod> pods = bert(uid);
+        pods.forEach(this::apply);
+        startWatcher();
+
+        JobRecord pending = jobs.awaitLatest(uid, state(JobRecord.PENDING));
+        assertThat(pending.v()).isEqualTo(1);
+        assertThat(pending.job()).isEqualTo("bert");
+        assertThat(pending.namespace()).isEqualTo(NS);
+        assertThat(pending.startedAt()).isEqualTo(START_MS);
+        assertThat(pending.worldSize()).isEqualTo(3);
+        assertThat(pending.ranks()).containsExactly(
+                new JobRecord.Rank(0, "bert-master-0", "node-a", List.of()),
+                new JobRecord.Rank(1, "bert-worker-0", "node-b", List.of()),
+                new JobRecord.Rank(2, "bert-worker-1", "node-c", List.of()));
+        assertThat(pending.labels()).containsEntry("release", "bert")
+                .containsEntry("training.kubeflow.org/job-name", "bert")
+                .containsEntry(JobAssembler.FRAMEWORK_LABEL, "kubeflow")
+                .containsEntry(JobAssembler.RESTARTS_LABEL, "0")
+                .doesNotContainKey("training.kubeflow.org/replica-index");
+
+        pods.forEach(p -> apply(running(p, 0)));
+        jobs.awaitLatest(uid, state(JobRecord.RUNNING));
+
+        apply(crashLooping(pods.get(2), 1));
+        jobs.awaitLatest(uid, j -> j.state().equals(JobRecord.PENDING) && j.labels().get("rdmamon.io/restarts").equals("1"));
+        apply(running(pods.get(2), 1));
+        jobs.awaitLatest(uid, state(JobRecord.RUNNING));
+
+        apply(finished(pods.get(1), "Failed"));
+        jobs.awaitLatest(uid, state(JobRecord.FAILED));
+        delete(pods.get(0));                          // the operator's cleanPodPolicy removes the running pods
+        delete(pods.get(2));
+        jobs.awaitLatest(uid, j -> j.ranks().size() == 1);
+        delete(pods.get(1));
+        jobs.awaitLatest(uid, state(JobRecord.DELETED));
+        barrier();
+
+        List<JobRecord> records = jobs.of(uid);
+        assertThat(records).extracting(JobRecord::state, j -> j.ranks().size(), j -> j.labels().get("rdmamon.io/restarts"))
+                .containsExactly(
+                        tuple("Pending", 3, "0"), tuple("Running", 3, "0"),
+                        tuple("Pending", 3, "1"), tuple("Running", 3, "1"),
+                        tuple("Failed", 3, "1"), tuple("Failed", 2, "1"), tuple("Failed", 1, "0"),
+                        tuple("Deleted", 0, "0"));
+        // the failed worker keeps its rank and the job its size while the others are already gone
+        assertThat(records.get(6).ranks()).containsExactly(new JobRecord.Rank(1, "bert-worker-0", "node-b", List.of()));
+        assertThat(records.get(6).worldSize()).isEqualTo(3);
+        assertThat(records).extracting(JobRecord::updatedAt).isSorted().doesNotHaveDuplicates();
+        assertThat(registry.get("rdmamon.jobs.published").tag("state", "Deleted").counter().count()).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void shouldFillRankDevicesFromTheCollectorsPodDeviceMapsWhenTheyChange() throws Exception {
+        String uid = UUID.randomUUID().toString();
+        List<Pod> pods = bert(uid);
+        pods.forEach(p -> apply(running(p, 0)));
+        publishDevices(new PodDeviceMap(1, "node-a", 1L, List.of(
+                new PodDevices(NS, "bert-master-0", List.of("erdma_0"), false, List.of()),
+                new PodDevices("other", "bert-master-0", List.of("erdma_1"), false, List.of()))));
+        publishDevices(new PodDeviceMap(1, "node-b", 1L, List.of(
+                new PodDevices(NS, "bert-worker-0", List.of("erdma_0", "erdma_1"), false, List.of()))));
+        startWatcher();
+
+        JobRecord first = jobs.awaitLatest(uid, state(JobRecord.RUNNING));
+        assertThat(first.ranks()).extracting(JobRecord.Rank::devices)
+                .containsExactly(List.of("erdma_0"), List.of("erdma_0", "erdma_1"), List.of());
+        assertThat(first.labels()).doesNotContainKey(JobAssembler.SHARED_LABEL);
+
+        // node-c's collector starts reporting: worker-1 holds a shared rdma/hca device
+        publishDevices(new PodDeviceMap(1, "node-c", 2L, List.of(
+                new PodDevices(NS, "bert-worker-1", List.of("mlx5_0"), true, List.of()))));
+        JobRecord second = jobs.awaitLatest(uid, j -> !j.ranks().get(2).devices().isEmpty());
+        assertThat(second.ranks().get(2).devices()).containsExactly("mlx5_0");
+        assertThat(second.labels()).containsEntry(JobAssembler.SHARED_LABEL, "true");
+
+        publishDevices(new PodDeviceMap(1, "node-c", 3L, List.of(
+                new PodDevices(NS, "bert-worker-1", List.of("mlx5_0"), true, List.of()))));   // same map again
+        barrier();
+        assertThat(jobs.of(uid)).hasSize(2);
+    }
+
+    private void publishDevices(PodDeviceMap map) {
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap),
+                new StringSerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(devicesTopic, null, map.ts(), map.node(), Json.toBytes(map)));
+        }
+    }
+
+    @Test
+    void shouldRepeatNothingAndLeaveNoStaleJobWhenRestartedAfterChangesItMissed() throws Exception {
+        String keptUid = UUID.randomUUID().toString();
+        String goneUid = UUID.randomUUID().toString();
+        String newUid = UUID.randomUUID().toString();
+        List<Pod> kept = bert(keptUid);
+        List<Pod> gone = List.of(pytorch(NS, "gpt", goneUid, "worker", 0, "node-d"),
+                pytorch(NS, "gpt", goneUid, "worker", 1, "node-e"));
+        kept.forEach(p -> apply(running(p, 0)));
+        gone.forEach(p -> apply(running(p, 0)));
+        JobsWatcher first = startWatcher();
+        jobs.awaitLatest(keptUid, state(JobRecord.RUNNING));
+        jobs.awaitLatest(goneUid, state(JobRecord.RUNNING));
+        first.close();
+
+        gone.forEach(this::delete);                       // while no watcher runs
+        apply(pytorch(NS, "t5", newUid, "master", 0, "node-f"));
+        startWatcher();
+
+        jobs.awaitLatest(goneUid, state(JobRecord.DELETED));
+        jobs.awaitLatest(newUid, state(JobRecord.PENDING));
+        barrier();
+        assertThat(jobs.of(keptUid)).extracting(JobRecord::state).containsExactly("Running");
+        assertThat(jobs.of(goneUid)).extracting(JobRecord::state).containsExactly("Running", "Deleted");
+        assertThat(jobs.of(newUid)).extracting(JobRecord::state).containsExactly("Pending");
+    }
+}
