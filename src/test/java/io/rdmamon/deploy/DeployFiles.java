@@ -1,6 +1,7 @@
 package io.rdmamon.deploy;
 
 import com.fasterxml.jackson.databind.MappingIterator;
+import org.yaml.snakeyaml.Yaml;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,13 +62,19 @@ final class DeployFiles {
         return out;
     }
 
-    @SuppressWarnings("unchecked")
+    /** The compose file; SnakeYAML (unlike Jackson) resolves its anchors and merge keys ({@code <<: *rdmamon}). */
     static Map<String, Object> compose() {
         try {
-            return ChartRenderer.YAML.readValue(COMPOSE.toFile(), Map.class);
-        } catch (IOException e) {
+            return new Yaml().load(Files.readString(COMPOSE));
+        } catch (IOException | RuntimeException e) {
             throw new AssertionError(COMPOSE + " is not valid YAML: " + e.getMessage(), e);
         }
+    }
+
+    static Map<String, Map<String, Object>> composeServices() {
+        Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+        map(compose().get("services")).forEach((name, value) -> out.put(name, map(value)));
+        return out;
     }
 
     /** Every container (init containers too) of every workload, with where it was found. */
