@@ -19,7 +19,7 @@ import java.util.Map;
         mixinStandardHelpOptions = true)
 public final class ConfigCommand implements Runnable {
     /** Role name → its default file, title, definition and pass-through note. One entry per configurable role. */
-    static Map<String, Role> roles() {
+    public static Map<String, Role> roles() {
         Map<String, Role> roles = new LinkedHashMap<>();
         roles.put("collector", new Role("collector/collector.properties", "rdmamon collector: default configuration", CollectorConfig.CONFIG,
                 "Kafka producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
@@ -41,7 +41,7 @@ public final class ConfigCommand implements Runnable {
     }
 
     /** {@code file}: where the repository ships this role's default configuration. */
-    record Role(String file, String title, ConfigDef def, String passThroughNote) {
+    public record Role(String file, String title, ConfigDef def, String passThroughNote) {
         String render() {
             return PropertiesDoc.render(title, def, passThroughNote);
         }

@@ -1,0 +1,33 @@
+{{- define "rdmamon.kafkaSecretEnv" -}}
+- name: RDMAMON_KAFKA_SASL_JAAS_CONFIG
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.kafka.secretName }}, key: sasl.jaas.config, optional: true}
+- name: RDMAMON_KAFKA_SSL_TRUSTSTORE_TYPE
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.kafka.secretName }}, key: ssl.truststore.type, optional: true}
+- name: RDMAMON_KAFKA_SSL_TRUSTSTORE_CERTIFICATES
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.kafka.secretName }}, key: ssl.truststore.certificates, optional: true}
+{{- end }}
+{{- define "rdmamon.influxSecretEnv" -}}
+- name: RDMAMON_INFLUX_USERNAME
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.influx.secretName }}, key: username, optional: true}
+- name: RDMAMON_INFLUX_PASSWORD
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.influx.secretName }}, key: password, optional: true}
+- name: RDMAMON_INFLUX_TOKEN
+  valueFrom:
+    secretKeyRef: {name: {{ .Values.influx.secretName }}, key: token, optional: true}
+{{- end }}
+{{- define "rdmamon.securityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities: {drop: [ALL]}
+{{- end }}
+{{- define "rdmamon.kafkaClient" -}}
+kafka.security.protocol={{ .Values.kafka.securityProtocol }}
+kafka.sasl.mechanism={{ .Values.kafka.saslMechanism }}
+{{- end }}
