@@ -71,15 +71,15 @@ class CapacityReportTest {
             assertThat(usage.p50()).as(link + " p50").isCloseTo(percentile(minutes, 50), within(EPS));
             assertThat(usage.p95()).as(link + " p95").isCloseTo(percentile(minutes, 95), within(EPS));
             assertThat(usage.p99()).as(link + " p99").isCloseTo(percentile(minutes, 99), within(EPS));
-            if (!link.equals(ClusterScenario.LLAMA_0) && !link.equals(ClusterScenario.LLAMA_1)
-                    && !link.equals(ClusterScenario.IDLE)) {
-                // ties (a constant link) make any hour the peak; elsewhere exactly one hour is
-                Map.Entry<Long, Double> peak = peakHour(minuteValues(link));
-                assertThat(usage.peakHour()).as(link + " peak hour").isEqualTo(Instant.ofEpochMilli(peak.getKey())
-                        .toString());
-                assertThat(usage.peakHourUtilisation()).isCloseTo(peak.getValue(), within(EPS));
-            }
+            Map<Long, Double> hours = hourlyMeans(minuteValues(link));
+            double peak = hours.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+            assertThat(usage.peakHourUtilisation()).as(link + " peak hour utilisation").isCloseTo(peak, within(EPS));
+            assertThat(usage.peakHour()).as(link + " peak hour").isIn(peakHours(hours, peak));
         }
+        // the resnet burst makes its hour the only peak, whatever the time of day: the check can tell hours apart
+        assertThat(peakHours(hourlyMeans(minuteValues(ClusterScenario.RESNET_0)),
+                link(ClusterScenario.RESNET_0).peakHourUtilisation())).containsExactly(
+                link(ClusterScenario.RESNET_0).peakHour());
         assertThat(report.links().get(0).p95()).isCloseTo(0.85, within(EPS));
         assertThat(report.links()).isSortedAccordingTo((a, b) -> Double.compare(b.p95(), a.p95()));
     }
@@ -229,8 +229,13 @@ class CapacityReportTest {
                 TreeMap::new, Collectors.averagingDouble(Map.Entry::getValue)));
     }
 
-    private static Map.Entry<Long, Double> peakHour(Map<Long, Double> minutes) {
-        return hourlyMeans(minutes).entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow();
+    /**
+     * Every hour whose true mean equals the peak: hours often tie (a constant link; a short first hour holding a whole
+     * cycle of a periodic link), and then InfluxDB's naive float summation, not the data, picks one of them.
+     */
+    private static List<String> peakHours(Map<Long, Double> hourlyMeans, double peak) {
+        return hourlyMeans.entrySet().stream().filter(e -> Math.abs(e.getValue() - peak) < EPS)
+                .map(e -> Instant.ofEpochMilli(e.getKey()).toString()).toList();
     }
 
     private static double jobMean(String job) {
