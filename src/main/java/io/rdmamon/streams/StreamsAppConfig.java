@@ -11,7 +11,6 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -34,10 +33,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "internal topics and of the state directory. Instances with the same id share the work.";
 
     public static final String STATE_DIR_CONFIG = "streams.state.dir";
-    public static final String DEFAULT_STATE_DIR = Path.of(System.getProperty("java.io.tmpdir"), "rdmamon-streams")
-            .toString();
-    private static final String STATE_DIR_DOC = "Local state (RocksDB) directory. Losing it costs only a restore from "
-            + "the changelog topics.";
+    public static final String DEFAULT_STATE_DIR = "/var/tmp/rdmamon-streams";
+    private static final String STATE_DIR_DOC = "Local state (RocksDB) directory; one per instance. Losing it costs "
+            + "only a restore from the changelog topics. Not under /tmp, which the OS may clean while the app runs.";
 
     public static final String STATE_STORE_TYPE_CONFIG = "streams.state.store.type";
     public static final String DEFAULT_STATE_STORE_TYPE = "rocksdb";

@@ -52,7 +52,9 @@ public final class StreamsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (printConfig) {
-            spec.commandLine().getOut().print(ConfigTemplate.properties("rdmamon streams", StreamsAppConfig.CONFIG_DEF));
+            java.io.PrintWriter out = spec.commandLine().getOut();
+            out.print(ConfigTemplate.properties("rdmamon streams", StreamsAppConfig.CONFIG_DEF));
+            out.flush();
             return 0;
         }
         Map<String, Object> flags = new HashMap<>();
