@@ -5,6 +5,7 @@ import io.rdmamon.collector.CollectorConfig;
 import io.rdmamon.jobs.k8s.JobsWatchConfig;
 import io.rdmamon.config.PropertiesDoc;
 import io.rdmamon.sink.SinkConfig;
+import io.rdmamon.streams.StreamsAppConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -24,6 +25,10 @@ public final class ConfigCommand implements Runnable {
         roles.put("collector", new Role("collector/collector.properties", "rdmamon collector: default configuration", CollectorConfig.CONFIG,
                 "Kafka producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, kafka.ssl.truststore.location, ...)."));
+        roles.put("streams", new Role("streams/streams.properties", "rdmamon streams: default configuration",
+                StreamsAppConfig.CONFIG_DEF, "Kafka Streams, consumer and producer settings pass through with the prefix "
+                + "kafka. (kafka.security.protocol, kafka.sasl.jaas.config, ...); processing.guarantee is "
+                + "exactly_once_v2 unless overridden."));
         roles.put("alerts", new Role("streams/alerts.properties", "rdmamon alerts: default configuration", AlertsConfig.CONFIG,
                 "Kafka consumer and producer settings pass through with the prefix kafka. (kafka.bootstrap.servers, "
                         + "kafka.security.protocol, kafka.sasl.jaas.config, ...)."));

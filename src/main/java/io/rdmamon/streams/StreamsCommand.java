@@ -1,7 +1,6 @@
 package io.rdmamon.streams;
 
 import io.rdmamon.config.ConfigLoader;
-import io.rdmamon.config.ConfigTemplate;
 import io.rdmamon.metrics.MetricsEndpoint;
 import org.apache.kafka.streams.KafkaStreams;
 import org.slf4j.Logger;
@@ -46,17 +45,8 @@ public final class StreamsCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port; -1 disables.")
     Integer metricsPort;
 
-    @Option(names = "--print-config", description = "Print every setting with its default and doc, then exit.")
-    boolean printConfig;
-
     @Override
     public Integer call() throws Exception {
-        if (printConfig) {
-            java.io.PrintWriter out = spec.commandLine().getOut();
-            out.print(ConfigTemplate.properties("rdmamon streams", StreamsAppConfig.CONFIG_DEF));
-            out.flush();
-            return 0;
-        }
         Map<String, Object> flags = new HashMap<>();
         flags.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(StreamsAppConfig.APPLICATION_ID_CONFIG, applicationId);

@@ -1,36 +1,15 @@
 package io.rdmamon.streams;
 
-import io.rdmamon.cli.Main;
-import io.rdmamon.config.ConfigTemplate;
 import io.rdmamon.detect.DetectorConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class StreamsAppConfigTest {
-    /** The shipped sample configuration; regenerate with {@code ./rdmamon streams --print-config > FILE}. */
-    static final Path SAMPLE = Path.of("streams", "rdmamon-streams.properties");
-
-    @Test
-    void shouldShipSampleConfigGeneratedFromTheDefaults() throws Exception {
-        StringWriter out = new StringWriter();
-        CommandLine cmd = Main.commandLine();
-        cmd.setOut(new PrintWriter(out, true));
-        assertThat(cmd.execute("streams", "--print-config")).isZero();
-        assertThat(out.toString()).isEqualTo(ConfigTemplate.properties("rdmamon streams", StreamsAppConfig.CONFIG_DEF))
-                .contains("#streams.stall.min.quiet.ms=8000", "#streams.application.id=rdmamon-streams");
-        assertThat(Files.readString(SAMPLE)).as("%s is stale: regenerate it", SAMPLE).isEqualTo(out.toString());
-    }
-
     @Test
     void shouldRejectInconsistentThresholdsWithTheirNames() {
         assertThatThrownBy(() -> new StreamsAppConfig(Map.of(DetectorConfig.STRAGGLER_MIN_FLAGGED_CONFIG, 5)))
