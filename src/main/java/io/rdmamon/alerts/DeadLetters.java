@@ -1,5 +1,6 @@
 package io.rdmamon.alerts;
 
+import io.rdmamon.model.DeadLetter;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -14,17 +15,12 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Writes records that cannot be delivered to the dead-letter topic: the original key, value and headers, plus
- * headers {@code reason} (text, e.g. the receiver's HTTP answer), {@code receiver}, {@code source.topic},
- * {@code source.partition} and {@code source.offset}. Synchronous, so an offset is committed only once its record
- * is safely on the dead-letter topic.
+ * Writes records that cannot be delivered to the dead-letter topic in the common {@link DeadLetter} form (the original
+ * record in an envelope, reason and source topic as headers), plus a {@code receiver} header naming who refused it.
+ * Synchronous, so an offset is committed only once its record is safely on the dead-letter topic.
  */
 final class DeadLetters implements AutoCloseable {
-    static final String REASON = "reason";
-    static final String RECEIVER = "receiver";
-    static final String SOURCE_TOPIC = "source.topic";
-    static final String SOURCE_PARTITION = "source.partition";
-    static final String SOURCE_OFFSET = "source.offset";
+    static final String RECEIVER = "rdmamon.dead-letter.receiver";
 
     private final KafkaProducer<byte[], byte[]> producer;
     private final String topic;
@@ -41,14 +37,8 @@ final class DeadLetters implements AutoCloseable {
 
     void publish(ConsumerRecord<byte[], byte[]> record, String receiver, String reason)
             throws ExecutionException, InterruptedException {
-        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(topic, null, record.key(), record.value(),
-                new RecordHeaders(record.headers().toArray()));
-        Headers headers = out.headers();
-        headers.add(REASON, bytes(reason));
-        headers.add(RECEIVER, bytes(receiver));
-        headers.add(SOURCE_TOPIC, bytes(record.topic()));
-        headers.add(SOURCE_PARTITION, bytes(Integer.toString(record.partition())));
-        headers.add(SOURCE_OFFSET, bytes(Long.toString(record.offset())));
+        ProducerRecord<byte[], byte[]> out = DeadLetter.of(topic, record, reason);
+        out.headers().add(RECEIVER, bytes(receiver));
         producer.send(out).get();
     }
 

@@ -1,7 +1,7 @@
 package io.rdmamon.sink;
 
 import io.rdmamon.model.Json;
-import io.rdmamon.streams.DeadLetter;
+import io.rdmamon.model.DeadLetter;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -54,14 +54,7 @@ final class DeadLetters implements AutoCloseable {
     }
 
     private ProducerRecord<byte[], byte[]> toRecord(Letter letter) {
-        ConsumerRecord<byte[], byte[]> r = letter.record();
-        DeadLetter envelope = new DeadLetter(DeadLetter.VERSION, r.topic(), r.partition(), r.offset(), r.timestamp(),
-                letter.reason(), r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8),
-                r.value() == null ? null : Base64.getEncoder().encodeToString(r.value()));
-        RecordHeaders headers = new RecordHeaders();
-        headers.add(DeadLetter.REASON_HEADER, letter.reason().getBytes(StandardCharsets.UTF_8));
-        headers.add(DeadLetter.TOPIC_HEADER, r.topic().getBytes(StandardCharsets.UTF_8));
-        return new ProducerRecord<>(topic, null, r.timestamp(), r.key(), Json.toBytes(envelope), headers);
+        return DeadLetter.of(topic, letter.record(), letter.reason());
     }
 
     @Override

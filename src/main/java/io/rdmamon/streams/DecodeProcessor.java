@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.model.DeadLetter;
 import io.micrometer.core.instrument.Counter;
 import io.rdmamon.model.RecordParser;
 import org.apache.kafka.streams.processor.api.Processor;

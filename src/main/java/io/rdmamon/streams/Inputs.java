@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.model.DeadLetter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.model.JsonSerde;

@@ -9,7 +9,7 @@ import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.LinkHealth;
 import io.rdmamon.model.PortSample;
-import io.rdmamon.streams.DeadLetter;
+import io.rdmamon.model.DeadLetter;
 import io.rdmamon.testing.LocalInfluxd;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.model.DeadLetter;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.testing.TopologyHarness;
