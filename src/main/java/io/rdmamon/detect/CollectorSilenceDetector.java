@@ -17,6 +17,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -111,7 +112,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
                 long firstMissing = last.ts() + Math.max(last.intervalMs(), 1);
                 Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
                         + entry.key + " silent: no sample for " + waited / 1000 + " s (last sample at "
-                        + java.time.Instant.ofEpochMilli(last.ts()) + "); its jobs' stall detection is suspended",
+                        + Instant.ofEpochMilli(last.ts()) + "); its jobs' stall detection is suspended",
                         Map.of("silentSeconds", String.valueOf(waited / 1000)));
                 publish(incidents.apply(entry.key, Observation.holds(Subject.node(entry.key), condition,
                         last.ts() + waited)));

@@ -8,6 +8,7 @@ import io.rdmamon.model.PortSample;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -21,7 +22,7 @@ import java.util.Set;
  * <p>Throughput far below peers is judged per job and rail by {@link StragglerDetector}: synchronous training
  * equalises bytes, so only a rail comparison (or missing traffic) can single out a link by throughput.
  */
-public final class LinkDegradedDetector implements Detector<AssignedSample, LinkDegradedDetector.State> {
+public final class LinkDegradedDetector extends PortDetector<LinkDegradedDetector.State> {
 
     /**
      * {@code maxRate}: highest nominal rate seen; {@code errorTimes}: samples with increments inside the window;
@@ -40,26 +41,12 @@ public final class LinkDegradedDetector implements Detector<AssignedSample, Link
     private final Long nominalRate;
 
     public LinkDegradedDetector(DetectorConfig config) {
+        super(Alert.LINK_DEGRADED, State.class);
         this.classes = config.degradingClasses();
         this.windowMs = config.linkDegradedWindowMs();
         this.minSamples = config.linkDegradedMinSamples();
         this.clearMs = config.linkDegradedClearMs();
         this.nominalRate = config.linkNominalRateBytesPerSec();
-    }
-
-    @Override
-    public String type() {
-        return Alert.LINK_DEGRADED;
-    }
-
-    @Override
-    public Class<State> stateType() {
-        return State.class;
-    }
-
-    @Override
-    public String stateKey(String recordKey, AssignedSample value) {
-        return value.sample().key();
     }
 
     @Override
@@ -124,7 +111,7 @@ public final class LinkDegradedDetector implements Detector<AssignedSample, Link
     }
 
     private static String gbps(Long bytesPerSec) {
-        return bytesPerSec == null ? "unknown" : String.format(java.util.Locale.ROOT, "%.0f Gb/s",
+        return bytesPerSec == null ? "unknown" : String.format(Locale.ROOT, "%.0f Gb/s",
                 bytesPerSec * 8 / 1e9);
     }
 }

@@ -5,6 +5,8 @@ import io.rdmamon.model.Alert;
 import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.PortSample;
 
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -12,7 +14,7 @@ import java.util.Map;
  * counters went up (a flap between two samples shows only there). The incident stays open until the port has been
  * clean for {@code streams.link.down.clear.ms}, so a flapping link is one incident; it ends at the first clean sample.
  */
-public final class LinkDownDetector implements Detector<AssignedSample, LinkDownDetector.State> {
+public final class LinkDownDetector extends PortDetector<LinkDownDetector.State> {
 
     /** {@code downSince}: start of the incident; {@code lastBadAt}: last bad sample; {@code cleanSince}: first good one after it. */
     public record State(long downSince, long lastBadAt, Long cleanSince) {
@@ -21,28 +23,14 @@ public final class LinkDownDetector implements Detector<AssignedSample, LinkDown
     private final long clearMs;
 
     public LinkDownDetector(DetectorConfig config) {
+        super(Alert.LINK_DOWN, State.class);
         this.clearMs = config.linkDownClearMs();
-    }
-
-    @Override
-    public String type() {
-        return Alert.LINK_DOWN;
-    }
-
-    @Override
-    public Class<State> stateType() {
-        return State.class;
-    }
-
-    @Override
-    public String stateKey(String recordKey, AssignedSample value) {
-        return value.sample().key();
     }
 
     @Override
     public Result<State> inspect(State state, AssignedSample value, long ts) {
         PortSample s = value.sample();
-        long downs = PortErrors.sum(s, java.util.EnumSet.of(CounterClass.LINK_DOWN));
+        long downs = PortErrors.sum(s, EnumSet.of(CounterClass.LINK_DOWN));
         boolean notActive = PortErrors.knownNotActive(s.state());
         Subject subject = PortSubjects.of(value);
         if (notActive || downs > 0) {
@@ -51,7 +39,7 @@ public final class LinkDownDetector implements Detector<AssignedSample, LinkDown
             }
             String why = notActive ? "state " + s.state() + (s.physState() == null ? "" : " / " + s.physState())
                     : "link_downed +" + downs;
-            Map<String, String> labels = new java.util.LinkedHashMap<>(PortSubjects.labels(value));
+            Map<String, String> labels = new LinkedHashMap<>(PortSubjects.labels(value));
             labels.put("reason", notActive ? "state" : "link_downed");
             Condition condition = new Condition(ts, PortSubjects.severity(value, Condition.CRITICAL),
                     "link down: " + PortSubjects.describe(value) + " (" + why + ")", labels);

@@ -15,7 +15,7 @@ import java.util.Map;
  * single-node job holds NICs, a hung job). Resolves when traffic returns or the job lets the device go. Samples
  * without a rate are unknown and change nothing.
  */
-public final class LinkIdleDetector implements Detector<AssignedSample, LinkIdleDetector.State> {
+public final class LinkIdleDetector extends PortDetector<LinkIdleDetector.State> {
 
     /** Idle since {@code idleSince} while held by {@code holders}; {@code alerted} once reported. */
     public record State(long idleSince, List<String> holders, boolean alerted) {
@@ -25,23 +25,9 @@ public final class LinkIdleDetector implements Detector<AssignedSample, LinkIdle
     private final double idleBytesPerSec;
 
     public LinkIdleDetector(DetectorConfig config) {
+        super(Alert.LINK_IDLE, State.class);
         this.idleAfterMs = config.linkIdleAfterMs();
         this.idleBytesPerSec = config.linkIdleBytesPerSec();
-    }
-
-    @Override
-    public String type() {
-        return Alert.LINK_IDLE;
-    }
-
-    @Override
-    public Class<State> stateType() {
-        return State.class;
-    }
-
-    @Override
-    public String stateKey(String recordKey, AssignedSample value) {
-        return value.sample().key();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.rdmamon.detect;
 import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.PortSample;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -35,6 +36,6 @@ public final class PortErrors {
 
     /** True when the port's state is known and is not (a variant of) ACTIVE: {@code 4: ACTIVE}, {@code PORT_ACTIVE}. */
     public static boolean knownNotActive(String state) {
-        return state != null && !state.isBlank() && !state.toUpperCase(java.util.Locale.ROOT).contains("ACTIVE");
+        return state != null && !state.isBlank() && !state.toUpperCase(Locale.ROOT).contains("ACTIVE");
     }
 }

@@ -8,6 +8,7 @@ import io.rdmamon.model.Alert;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -177,8 +178,8 @@ public final class StragglerDetector implements Detector<JobWindow, StragglerDet
         labels.put("uid", window.uid());
         labels.put("ranks", ranks);
         labels.put("reason", missing ? "missing-traffic" : "deviates");
-        labels.put("bytesPerSec", String.format(java.util.Locale.ROOT, "%.0f", x));
-        labels.put("peerMedianBytesPerSec", String.format(java.util.Locale.ROOT, "%.0f", peerMedian));
+        labels.put("bytesPerSec", String.format(Locale.ROOT, "%.0f", x));
+        labels.put("peerMedianBytesPerSec", String.format(Locale.ROOT, "%.0f", peerMedian));
         long flags = track.recent().stream().filter(b -> b).count();
         String summary = "job " + window.job() + ": rank " + ranks + " on " + port.portKey() + " carries "
                 + Math.round(100 * x / Math.max(1, peerMedian)) + "% of its rail peers' median traffic ("
