@@ -10,26 +10,20 @@ import java.util.function.DoubleSupplier;
 final class Backoff {
     static final double JITTER = 0.2;
 
-    private final long initialMs;
-    private final long maxMs;
+    private final io.rdmamon.support.Backoff doubling;
     private final DoubleSupplier random;
     private int failures;
 
     /** @param random uniform in [0, 1), e.g. {@code Math::random} */
     Backoff(Duration initial, Duration max, DoubleSupplier random) {
-        this.initialMs = initial.toMillis();
-        this.maxMs = max.toMillis();
+        this.doubling = new io.rdmamon.support.Backoff(initial, max);
         this.random = random;
     }
 
     /** The wait before the next attempt; each call counts one more failure. */
     Duration next() {
-        long base = initialMs;
-        for (int i = 0; i < failures && base < maxMs; i++) {
-            base *= 2;
-        }
         failures++;
-        long capped = Math.min(base, maxMs);
+        long capped = doubling.delay(failures).toMillis();
         return Duration.ofMillis(Math.round(capped * (1 - JITTER * random.getAsDouble())));
     }
 

@@ -7,14 +7,13 @@ import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.sim.SysfsTreeWriter;
 import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
+import io.rdmamon.support.FileTrees;
 
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * CPU time of one collector sampling pass over a simulated 8-device × 2-port node with full {@code counters/} and
@@ -73,9 +72,7 @@ public final class CollectorBenchmark {
             out.printf("  bytes per record (JSON, uncompressed): %.0f%n", (double) bytes / records);
             out.flush();
         } finally {
-            try (Stream<Path> files = Files.walk(root)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileTrees.deleteQuietly(root);
         }
     }
 

@@ -19,6 +19,7 @@ import org.influxdb.InfluxDB;
 import io.rdmamon.sim.SysfsTreeWriter;
 import io.rdmamon.streams.StreamsApp;
 import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.support.FileTrees;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -156,7 +157,7 @@ public final class DemoCommand implements Callable<Integer> {
                 // Ctrl-C: the hook is what got us here
             }
             if (temporary) {
-                deleteTree(dir);
+                FileTrees.deleteQuietly(dir);
             }
         }
     }
@@ -225,11 +226,4 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void deleteTree(Path dir) {
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (Exception e) {
-            log.warn("demo: could not remove {}: {}", dir, e.toString());
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package io.rdmamon.replay;
 
+import io.rdmamon.support.FileTrees;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.header.Header;
@@ -22,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -96,7 +96,7 @@ public final class Replayer {
             for (JsonLinesSource source : sources) {
                 source.close();
             }
-            deleteRecursively(stateDir);
+            FileTrees.deleteQuietly(stateDir);
         }
     }
 
@@ -188,11 +188,4 @@ public final class Replayer {
         return topics;
     }
 
-    private static void deleteRecursively(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            log.warn("could not delete the replay state folder {}: {}", dir, e.getMessage());
-        }
-    }
 }

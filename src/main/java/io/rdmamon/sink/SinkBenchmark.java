@@ -1,5 +1,6 @@
 package io.rdmamon.sink;
 
+import io.rdmamon.support.FileTrees;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.demo.EmbeddedKafkaBroker;
 import io.rdmamon.influx.InfluxQl;
@@ -209,9 +210,7 @@ public final class SinkBenchmark implements Callable<Integer> {
                         (last.writeSeconds() - first.writeSeconds()) / elapsed);
             }
         } finally {
-            try (var files = Files.walk(kafkaDir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileTrees.deleteQuietly(kafkaDir);
         }
     }
 

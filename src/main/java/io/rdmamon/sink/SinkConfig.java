@@ -1,5 +1,6 @@
 package io.rdmamon.sink;
 
+import io.rdmamon.support.Backoff;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.model.Topics;

@@ -1,5 +1,6 @@
 package io.rdmamon.sink;
 
+import io.rdmamon.support.Backoff;
 import io.rdmamon.influx.InfluxCredentials;
 import io.rdmamon.influx.InfluxSettings;
 import org.apache.kafka.common.config.ConfigException;

@@ -1,5 +1,7 @@
 package io.rdmamon.collector.eadm;
 
+import io.rdmamon.support.Backoff;
+
 import java.time.Duration;
 
 /**
@@ -7,25 +9,21 @@ import java.time.Duration;
  * initial after a stable run. Not thread-safe: owned by the device's supervising thread.
  */
 final class RestartBackoff {
-    private final long initialMs;
-    private final long maxMs;
+    private final Backoff doubling;
     private final long stableRunNanos;
-    private long nextMs;
+    private int failures;
 
     RestartBackoff(Duration initial, Duration max, Duration stableRun) {
-        this.initialMs = initial.toMillis();
-        this.maxMs = max.toMillis();
+        this.doubling = new Backoff(initial, max);
         this.stableRunNanos = stableRun.toNanos();
-        this.nextMs = initialMs;
     }
 
     /** The delay before the restart that follows a run of {@code runNanos} (0 when the start itself failed). */
     long delayMsAfter(long runNanos) {
         if (runNanos >= stableRunNanos && runNanos > 0) {
-            nextMs = initialMs;
+            failures = 0;
         }
-        long delay = nextMs;
-        nextMs = nextMs > maxMs / 2 ? maxMs : nextMs * 2;
-        return delay;
+        failures = Math.min(failures + 1, 31);
+        return doubling.delay(failures).toMillis();
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmamon.collector.publish;
 
+import io.rdmamon.support.FileTrees;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.demo.EmbeddedKafkaBroker;
 import io.rdmamon.model.Json;
@@ -13,14 +14,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 /**
  * Figures for the README, not a test: bytes per typical port record (JSON, and on the wire in compressed batches),
@@ -76,7 +75,7 @@ public final class PublishBenchmark {
                 }
             }
         } finally {
-            deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 
@@ -216,11 +215,4 @@ public final class PublishBenchmark {
                 Map.of("tx_bps_limit_drop_cnt", drops), Map.of("drop", drops));
     }
 
-    private static void deleteTree(Path root) throws java.io.IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 }

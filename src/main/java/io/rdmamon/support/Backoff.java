@@ -1,8 +1,12 @@
-package io.rdmamon.sink;
+package io.rdmamon.support;
 
 import java.time.Duration;
 
-/** Exponential backoff: {@code initial}, then doubling per failed attempt, capped at {@code max}. */
+/**
+ * Exponential backoff: {@code initial}, then doubling per consecutive failure, capped at {@code max}. The one rule
+ * every retrying part uses (sink writes, alert delivery, eadm restarts); each keeps its own policy around it
+ * (jitter, reset after a stable run).
+ */
 public record Backoff(Duration initial, Duration max) {
 
     /** The wait after the {@code attempt}-th consecutive failure (1-based). */

@@ -1,0 +1,27 @@
+package io.rdmamon.support;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** Removing the temporary folders the demo, the benchmarks and replay make. */
+public final class FileTrees {
+    private static final Logger log = LoggerFactory.getLogger(FileTrees.class);
+
+    private FileTrees() {
+    }
+
+    /** Deletes {@code root} and everything below it; what cannot be deleted is logged, never thrown. */
+    public static void deleteQuietly(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.warn("could not remove {}: {}", root, e.getMessage());
+        }
+    }
+}
