@@ -2,10 +2,8 @@ package io.rdmamon.jobs;
 
 import io.rdmamon.cli.Main;
 import io.rdmamon.testing.SharedKafka;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
+import io.rdmamon.testing.TopicContent;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -14,11 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,7 +41,7 @@ class JobsPublishCommandTest {
         assertThat(exit).isEqualTo(1);
         assertThat(err.toString()).contains("line 3: missing field 'uid'", "line 5: not JSON",
                 "published 2 job record(s) to " + topic + ", rejected 2 line(s)");
-        List<ConsumerRecord<String, String>> records = readAll(topic, 2);
+        List<ConsumerRecord<String, String>> records = readAll(topic);
         assertThat(records).extracting(ConsumerRecord::key).containsExactly("u-1", "u-1");
         assertThat(records).extracting(ConsumerRecord::timestamp).containsExactly(1700000000000L, 1700000600000L);
         assertThat(records.get(0).value()).isEqualTo(good1);
@@ -64,19 +58,12 @@ class JobsPublishCommandTest {
         assertThat(err.toString()).contains("no such file").contains("nope.jsonl");
     }
 
-    static List<ConsumerRecord<String, String>> readAll(String topic, int expected) {
-        Map<String, Object> props = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        List<ConsumerRecord<String, String>> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.currentTimeMillis() + 30_000;
-            while (out.size() < expected && System.currentTimeMillis() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
+    /** The topic's records up to its end offsets, values as text (no consumer group: nothing to join). */
+    static List<ConsumerRecord<String, String>> readAll(String topic) {
+        return TopicContent.readAll(SharedKafka.bootstrapServers(), topic).stream()
+                .map(r -> new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), r.timestampType(),
+                        r.serializedKeySize(), r.serializedValueSize(), r.key(),
+                        new String(r.value(), java.nio.charset.StandardCharsets.UTF_8), r.headers(), r.leaderEpoch()))
+                .toList();
     }
 }

@@ -132,6 +132,8 @@ class JobsWatcherTest {
         apply(finished(pods.get(1), "Failed"));
         jobs.awaitLatest(uid, state(JobRecord.FAILED));
         delete(pods.get(0));                          // the operator's cleanPodPolicy removes the running pods
+        // one deletion at a time: two deletions the watcher sees together are one change, and one record
+        jobs.awaitLatest(uid, j -> j.ranks().size() == 2);
         delete(pods.get(2));
         jobs.awaitLatest(uid, j -> j.ranks().size() == 1);
         delete(pods.get(1));
