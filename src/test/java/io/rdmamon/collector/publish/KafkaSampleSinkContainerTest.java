@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Testcontainers(disabledWithoutDocker = true)
 class KafkaSampleSinkContainerTest {
     @Container
-    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.1.0");
+    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.3.1");
 
     @Test
     void shouldDeliverRecordsInOrderToABrokerInAContainer(@TempDir Path spill) {
