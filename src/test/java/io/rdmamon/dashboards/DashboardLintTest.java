@@ -13,8 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -134,19 +136,26 @@ class DashboardLintTest {
     }
 
     @Test
-    void shouldLoadTheDashboardsFolderWithAFileProvider() {
+    void shouldLoadTheDashboardsIntoTheAlertRulesFolderFoundByName() {
         JsonNode provider = GrafanaFiles.yaml("dashboards/rdmamon.yaml").path("providers").get(0);
+        Set<String> ruleFolders = new HashSet<>();
+        GrafanaFiles.yaml("alerting/rules.yaml").path("groups")
+                .forEach(g -> ruleFolders.add(g.path("folder").asText()));
 
         assertThat(provider.path("type").asText()).isEqualTo("file");
         assertThat(provider.path("options").path("path").asText()).isNotBlank();
-        assertThat(provider.path("folderUid").asText()).isNotBlank();
+        // Grafana provisions alert rules first and creates their folder by name with a generated uid: a provider
+        // with a fixed folderUid would create a second folder of the same name instead of finding that one
+        assertThat(ruleFolders).containsExactly(provider.path("folder").asText());
+        assertThat(provider.has("folderUid")).as("folderUid").isFalse();
     }
 
     @Test
     void shouldDefineCompleteAlertRulesOnProvisionedDatasources() {
         Set<String> datasources = datasourceUids();
-        Set<String> dashboards = new HashSet<>();
-        GrafanaFiles.dashboards().forEach(d -> dashboards.add(d.uid()));
+        Map<String, Set<String>> panelIds = new HashMap<>();
+        GrafanaFiles.dashboards().forEach(d -> d.panels()
+                .forEach(p -> panelIds.computeIfAbsent(d.uid(), k -> new HashSet<>()).add(p.path("id").asText())));
         List<JsonNode> rules = alertRules();
 
         assertThat(rules).extracting(r -> r.path("uid").asText()).doesNotHaveDuplicates().containsExactlyInAnyOrder(
@@ -160,7 +169,10 @@ class DashboardLintTest {
             assertThat(r.path("annotations").path("summary").asText()).as(uid).isNotBlank();
             assertThat(r.path("noDataState").asText()).as(uid).isIn("OK", "NoData", "Alerting");
             assertThat(r.path("execErrState").asText()).as(uid).isIn("OK", "Error", "Alerting");
-            assertThat(dashboards).as(uid).contains(r.path("annotations").path("__dashboardUid__").asText());
+            assertThat(panelIds).as(uid + " __dashboardUid__ / __panelId__ (Grafana rejects one without the other)")
+                    .containsKey(r.path("annotations").path("__dashboardUid__").asText());
+            assertThat(panelIds.get(r.path("annotations").path("__dashboardUid__").asText())).as(uid)
+                    .contains(r.path("annotations").path("__panelId__").asText());
             Set<String> refIds = new HashSet<>();
             r.path("data").forEach(d -> {
                 refIds.add(d.path("refId").asText());
