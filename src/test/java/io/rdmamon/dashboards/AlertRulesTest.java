@@ -8,7 +8,6 @@ import org.influxdb.dto.QueryResult;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +32,7 @@ class AlertRulesTest {
     @Test
     void shouldFireExactlyForTheScenarioIncidentsThatAreStillOpen() {
         Map<String, Map<Map<String, String>, Boolean>> byRule = new LinkedHashMap<>();
-        for (JsonNode rule : rules()) {
+        for (JsonNode rule : GrafanaFiles.alertRules()) {
             byRule.put(rule.path("uid").asText(), evaluate(rule));
         }
 
@@ -54,13 +53,6 @@ class AlertRulesTest {
         assertThat(byRule.get("rdmamon-link-down")).hasSize(ClusterScenario.LINKS.size() - 2);
     }
 
-    private static List<JsonNode> rules() {
-        List<JsonNode> rules = new ArrayList<>();
-        GrafanaFiles.yaml("alerting/rules.yaml").path("groups")
-                .forEach(g -> g.path("rules").forEach(rules::add));
-        return rules;
-    }
-
     /** Instance labels → whether the condition holds, for a rule of the shape A (query), B (reduce), C (threshold). */
     private static Map<Map<String, String>, Boolean> evaluate(JsonNode rule) {
         Map<String, JsonNode> steps = new HashMap<>();
@@ -71,11 +63,7 @@ class AlertRulesTest {
         assertThat(reduce.path("type").asText()).isEqualTo("reduce");
         JsonNode query = steps.get(reduce.path("expression").asText());
 
-        long now = System.currentTimeMillis();
-        long from = now - query.path("relativeTimeRange").path("from").asLong() * 1000;
-        long to = now - query.path("relativeTimeRange").path("to").asLong() * 1000;
-        String influxQl = query.path("model").path("query").asText()
-                .replace("$timeFilter", "time >= " + from + "ms and time <= " + to + "ms");
+        String influxQl = GrafanaFiles.RuleQuery.of(rule, query).interpolate(System.currentTimeMillis());
         QueryResult.Result result = InfluxQl.execute(db.client, db.database(), influxQl).getResults().get(0);
 
         Map<Map<String, String>, Boolean> instances = new HashMap<>();

@@ -2,6 +2,7 @@ package io.rdmamon.dashboards;
 
 import io.rdmamon.dashboards.GrafanaFiles.Dashboard;
 import io.rdmamon.dashboards.GrafanaFiles.PanelQuery;
+import io.rdmamon.dashboards.GrafanaQueries.Outcome;
 import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.testing.ClusterScenario;
 import io.rdmamon.testing.ScenarioDatabase;
@@ -9,7 +10,6 @@ import org.influxdb.dto.QueryResult;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,43 +17,37 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every query of every dashboard (panel targets, annotations, template variables), interpolated as Grafana would, run
- * against a real influxd holding the {@link ClusterScenario} written by the real sink: each must succeed and return
- * data. A query naming a measurement, field, tag or retention policy the sink does not write, or InfluxQL that
- * InfluxDB 1.x rejects, fails here. The panels that name incidents are checked to name exactly the scenario's.
+ * Every query of every dashboard (panel targets, annotations, template variables) and every alert rule query,
+ * interpolated as Grafana would ({@link GrafanaQueries}), run against a real influxd holding the
+ * {@link ClusterScenario} written by the real sink: each must succeed and return data. A query naming a measurement,
+ * field, tag or retention policy the sink does not write, or InfluxQL that InfluxDB 1.x rejects, fails here. The
+ * panels that name incidents are checked to name exactly the scenario's. The same queries run against InfluxDB 2.7
+ * and 3 Core in {@link InfluxCompatibilityContainersTest}.
  */
 class DashboardQueriesTest {
     private static ScenarioDatabase db;
-    /** Grafana's "now": after the scenario's last record. */
-    private static long now;
-    private final Map<String, GrafanaTemplate> templates = new HashMap<>();
+    private static GrafanaQueries queries;
 
     @BeforeAll
     static void loadScenario() {
         db = ScenarioDatabase.fresh();
-        now = System.currentTimeMillis();
+        // Grafana's "now": after the scenario's last record
+        queries = new GrafanaQueries(q -> InfluxQl.execute(db.client, db.database(), q), System.currentTimeMillis());
     }
 
     @Test
     void shouldReturnDataForEveryDashboardQueryWhenTheScenarioIsLoaded() {
-        List<String> empty = new ArrayList<>();
-        List<PanelQuery> queries = GrafanaFiles.queries();
-        for (PanelQuery q : queries) {
-            String query = interpolate(q);
-            if (!hasData(run(query))) {
-                empty.add(q + ": " + query);
-            }
-        }
+        List<Outcome> outcomes = queries.runAll();
 
-        assertThat(queries).hasSizeGreaterThanOrEqualTo(50);
-        assertThat(empty).as("queries without data").isEmpty();
+        assertThat(outcomes).hasSizeGreaterThanOrEqualTo(50 + GrafanaFiles.alertRuleQueries().size());
+        assertThat(GrafanaQueries.withoutData(outcomes)).as("queries without data").isEmpty();
     }
 
     @Test
     void shouldSelectTheVariablesGrafanaSelectsOnFirstLoad() {
-        GrafanaTemplate job = template(dashboard("rdmamon-job"));
-        GrafanaTemplate links = template(dashboard("rdmamon-links"));
-        GrafanaTemplate capacity = template(dashboard("rdmamon-capacity"));
+        GrafanaTemplate job = queries.template(dashboard("rdmamon-job"));
+        GrafanaTemplate links = queries.template(dashboard("rdmamon-links"));
+        GrafanaTemplate capacity = queries.template(dashboard("rdmamon-capacity"));
 
         assertThat(job.interpolate("$namespace $job", "now-1h", null)).isEqualTo("(llm|research|vision) bert-large");
         assertThat(links.interpolate("$node [[device]]", "now-1h", null))
@@ -90,55 +84,11 @@ class DashboardQueriesTest {
         PanelQuery q = GrafanaFiles.queries().stream()
                 .filter(p -> p.dashboard().uid().equals(uid) && p.where().contains("'" + title + "' A"))
                 .findFirst().orElseThrow(() -> new AssertionError("no panel '" + title + "' in " + uid));
-        List<QueryResult.Series> series = run(interpolate(q)).getResults().get(0).getSeries();
+        List<QueryResult.Series> series = queries.run(q).getResults().get(0).getSeries();
         return series == null ? List.of() : series;
-    }
-
-    private String interpolate(PanelQuery q) {
-        String timeFrom = q.timeFrom() != null ? q.timeFrom()
-                : q.dashboard().json().path("time").path("from").asText();
-        return template(q.dashboard()).interpolate(q.query(), timeFrom, q.minInterval());
-    }
-
-    private GrafanaTemplate template(Dashboard d) {
-        return templates.computeIfAbsent(d.uid(), uid -> GrafanaTemplate.resolve(d.json(), now, this::firstColumn));
     }
 
     private static Dashboard dashboard(String uid) {
         return GrafanaFiles.dashboards().stream().filter(d -> d.uid().equals(uid)).findFirst().orElseThrow();
-    }
-
-    private QueryResult run(String query) {
-        return InfluxQl.execute(db.client, db.database(), query);
-    }
-
-    private List<String> firstColumn(String query) {
-        List<String> values = new ArrayList<>();
-        QueryResult.Result result = run(query).getResults().get(0);
-        if (result.getSeries() != null) {
-            for (QueryResult.Series s : result.getSeries()) {
-                int column = s.getColumns().indexOf("value");
-                s.getValues().forEach(row -> values.add(String.valueOf(row.get(column < 0 ? 1 : column))));
-            }
-        }
-        return values;
-    }
-
-    /** At least one series with a non-null value outside the time column. */
-    static boolean hasData(QueryResult result) {
-        QueryResult.Result first = result.getResults().get(0);
-        if (first.getSeries() == null) {
-            return false;
-        }
-        for (QueryResult.Series s : first.getSeries()) {
-            for (List<Object> row : s.getValues()) {
-                for (int i = 0; i < row.size(); i++) {
-                    if (!s.getColumns().get(i).equals("time") && row.get(i) != null) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
     }
 }

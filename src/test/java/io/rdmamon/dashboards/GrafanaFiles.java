@@ -15,11 +15,14 @@ import java.util.stream.Stream;
 
 /**
  * The files under {@code dashboards/}: dashboard JSON and Grafana provisioning YAML, parsed, plus every InfluxQL
- * query they contain (panel targets, annotations, template variables) with the context Grafana runs it in.
+ * query they contain (panel targets, annotations, template variables, alert rules) with the context Grafana runs it
+ * in.
  */
 final class GrafanaFiles {
     static final Path ROOT = Path.of("dashboards");
     static final Path PROVISIONING = ROOT.resolve("provisioning");
+    /** The datasource uid of Grafana's server-side expressions (reduce, threshold) in alert rules. */
+    static final String EXPRESSIONS_UID = "__expr__";
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /** A dashboard file and its parsed JSON. */
@@ -67,6 +70,29 @@ final class GrafanaFiles {
         }
     }
 
+    /**
+     * The InfluxDB query of an alert rule: Grafana evaluates it over the rule's relative time range, seconds before
+     * the evaluation ({@code relativeTimeRange: {from, to}}).
+     */
+    record RuleQuery(String uid, String refId, String query, long fromSeconds, long toSeconds) {
+        static RuleQuery of(JsonNode rule, JsonNode step) {
+            JsonNode range = step.path("relativeTimeRange");
+            return new RuleQuery(rule.path("uid").asText(), step.path("refId").asText(),
+                    step.path("model").path("query").asText(), range.path("from").asLong(), range.path("to").asLong());
+        }
+
+        /** The query as Grafana sends it when it evaluates the rule at {@code nowMs}. */
+        String interpolate(long nowMs) {
+            return query.replace("$timeFilter", "time >= " + (nowMs - fromSeconds * 1000) + "ms and time <= "
+                    + (nowMs - toSeconds * 1000) + "ms");
+        }
+
+        @Override
+        public String toString() {
+            return "alert rule " + uid + " " + refId;
+        }
+    }
+
     private GrafanaFiles() {
     }
 
@@ -98,6 +124,26 @@ final class GrafanaFiles {
                 if (variable.path("type").asText().equals("query")) {
                     out.add(new PanelQuery(d, "variable $" + variable.path("name").asText(),
                             variable.path("query").asText(), null, null));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every provisioned alert rule, in file order. */
+    static List<JsonNode> alertRules() {
+        List<JsonNode> rules = new ArrayList<>();
+        yaml("alerting/rules.yaml").path("groups").forEach(g -> g.path("rules").forEach(rules::add));
+        return rules;
+    }
+
+    /** The InfluxDB queries of every alert rule (the steps that are not Grafana server-side expressions). */
+    static List<RuleQuery> alertRuleQueries() {
+        List<RuleQuery> out = new ArrayList<>();
+        for (JsonNode rule : alertRules()) {
+            for (JsonNode step : rule.path("data")) {
+                if (!step.path("datasourceUid").asText().equals(EXPRESSIONS_UID)) {
+                    out.add(RuleQuery.of(rule, step));
                 }
             }
         }

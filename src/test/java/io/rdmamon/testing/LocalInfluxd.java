@@ -77,10 +77,13 @@ public final class LocalInfluxd {
         return rows;
     }
 
-    /** {@code SELECT count(field) FROM measurement} in one retention policy, 0 when there are no points. */
+    /**
+     * {@code SELECT count(field) FROM measurement} in one retention policy ({@code null}: the database's default,
+     * unqualified), 0 when there are no points.
+     */
     public static long count(InfluxDB influx, String database, String rp, String measurement, String field) {
-        List<List<Object>> rows = rows(influx, database,
-                "SELECT count(\"" + field + "\") FROM \"" + rp + "\".\"" + measurement + "\"");
+        String from = (rp == null ? "" : InfluxQl.quote(rp) + ".") + InfluxQl.quote(measurement);
+        List<List<Object>> rows = rows(influx, database, "SELECT count(" + InfluxQl.quote(field) + ") FROM " + from);
         return rows.isEmpty() ? 0 : ((Number) rows.get(0).get(1)).longValue();
     }
 }
