@@ -51,6 +51,8 @@ public final class InfluxSink implements Runnable, AutoCloseable {
     private final Backoff backoff;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** Offset last committed per partition; read and written on the consuming thread only. */
+    private final Map<TopicPartition, Long> lastCommitted = new HashMap<>();
     private volatile boolean closing;
     private volatile boolean paused;
 
@@ -83,6 +85,8 @@ public final class InfluxSink implements Runnable, AutoCloseable {
                     RecordRouter.Batch batch = router.route(records);
                     deliver(batch);
                     commit(batch.offsets());
+                } else {
+                    commitMarkersReadSince();
                 }
             }
         } catch (WakeupException | Stopped e) {
@@ -189,8 +193,38 @@ public final class InfluxSink implements Runnable, AutoCloseable {
     private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
         Map<TopicPartition, OffsetAndMetadata> owned = new HashMap<>(offsets);
         owned.keySet().retainAll(consumer.assignment());
+        // The stream app writes its topics in transactions: a commit marker follows its last record. The position is
+        // past that marker once it has been read; committing it instead of last offset + 1 lets consumer-lag tools
+        // show 0, not 1, for a sink that has written everything. It is never behind the batch (max), and records
+        // polled but not written were rewound, so nothing unwritten is committed.
+        owned.replaceAll((partition, written) ->
+                new OffsetAndMetadata(Math.max(written.offset(), consumer.position(partition))));
+        commitSync(owned);
+    }
+
+    /**
+     * A transaction marker may arrive in a fetch of its own, after the batch it closes was written: an empty poll then
+     * moves the position past it, and that position is committed. Only partitions this sink has committed before are
+     * looked at, whose position is known without a request.
+     */
+    private void commitMarkersReadSince() {
+        Map<TopicPartition, OffsetAndMetadata> moved = new HashMap<>();
+        lastCommitted.keySet().retainAll(consumer.assignment());
+        lastCommitted.forEach((partition, offset) -> {
+            long position = consumer.position(partition);
+            if (position > offset) {
+                moved.put(partition, new OffsetAndMetadata(position));
+            }
+        });
+        if (!moved.isEmpty()) {
+            commitSync(moved);
+        }
+    }
+
+    private void commitSync(Map<TopicPartition, OffsetAndMetadata> owned) {
         try {
             consumer.commitSync(owned);
+            owned.forEach((partition, offset) -> lastCommitted.put(partition, offset.offset()));
         } catch (WakeupException e) {
             throw e;
         } catch (KafkaException e) {

@@ -61,14 +61,16 @@ public final class SinkConfig extends AbstractConfig {
 
     /**
      * Consumer defaults the sink needs; {@code kafka.*} overrides them, except auto-commit, which stays off. A poll of
-     * up to 5,000 records (4 MiB per partition, records are ~400 bytes) makes one full-size write.
+     * up to 5,000 records (4 MiB per partition, records are ~400 bytes) makes one full-size write. read_committed:
+     * the stream app writes in transactions, and records of an aborted one are written again by its retry.
      */
     public static final Map<String, Object> DEFAULT_CONSUMER = Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
             ConsumerConfig.GROUP_ID_CONFIG, "rdmamon-sink",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_BATCH_MAX_POINTS,
-            ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+            ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
 
     public static final ConfigDef CONFIG = InfluxSettings.define(new ConfigDef())
             .define(BATCH_MAX_POINTS_CONFIG, Type.INT, DEFAULT_BATCH_MAX_POINTS, ConfigDef.Range.between(1, 100_000),

@@ -175,6 +175,21 @@ class InfluxSinkTest {
         assertThat(fixture.count("job_rank_bandwidth", "bytes_per_sec")).isEqualTo(1);
     }
 
+    @Test
+    void shouldCommitPastTheTransactionMarkerWhenTheInputIsTransactional() {
+        List<LinkHealth> healths = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            healths.add(new LinkHealth(1, "n1", "mlx5_0", 1, TS + i * 1000L, "ACTIVE", "LinkUp",
+                    25_000_000_000L, 1.0E9, 1.0E9, 0.04, 0.04, Map.of(), "uid-1", "team-a"));
+        }
+        fixture.sendInTransaction(fixture.linkTopic, "n1/mlx5_0/1", healths);
+        // 3 records and the commit marker
+        assertThat(fixture.endOffset(fixture.linkTopic)).isEqualTo(4);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.committed(fixture.linkTopic) == 4);
+        assertThat(fixture.count("link_health", "state")).isEqualTo(3);
+    }
+
     private void assertFieldTypesMatchTheSchema() {
         for (MeasurementSpec m : Schema.ALL) {
             Map<String, String> declared = new HashMap<>();

@@ -11,15 +11,18 @@ import io.rdmamon.testing.LocalInfluxd;
 import io.rdmamon.testing.SharedKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.influxdb.InfluxDB;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -96,6 +99,31 @@ final class SinkFixture implements AutoCloseable {
 
     void sendRaw(String topic, String key, byte[] value) {
         producer.send(new ProducerRecord<>(topic, key, value));
+    }
+
+    /** Sends {@code records} to {@code topic} in one transaction, as the stream app writes its outputs. */
+    void sendInTransaction(String topic, String key, List<?> records) {
+        try (KafkaProducer<String, byte[]> transactional = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sink-test-tx-" + suffix), new StringSerializer(),
+                new ByteArraySerializer())) {
+            transactional.initTransactions();
+            transactional.beginTransaction();
+            records.forEach(r -> transactional.send(new ProducerRecord<>(topic, key, Json.toBytes(r))));
+            transactional.commitTransaction();
+        }
+    }
+
+    /** The end offsets of {@code topic}, summed over its partitions (a transaction marker counts as one). */
+    long endOffset(String topic) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            partitions.forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the end offsets of " + topic, e);
+        }
     }
 
     void flush() {
