@@ -10,7 +10,8 @@ import java.util.concurrent.Callable;
 /** {@code rdmamon bench}: the benchmarks whose figures the README quotes; each prints its figures. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark and print its figures (README, section Figures).",
-        subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, io.rdmamon.sink.SinkBenchmark.class})
+        subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, io.rdmamon.sink.SinkBenchmark.class,
+                SizingBenchmark.class})
 public final class BenchCommand {
 
     @Command(name = "collector", mixinStandardHelpOptions = true,

@@ -94,6 +94,14 @@ public final class InfluxdProcess implements AutoCloseable {
         return dir;
     }
 
+    /** The running server's process id (for benchmarks that read its CPU time). */
+    public synchronized long pid() {
+        if (!isRunning()) {
+            throw new IllegalStateException("influxd is not running");
+        }
+        return process.pid();
+    }
+
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();
     }

@@ -71,6 +71,25 @@ public final class ScenarioRecorder {
                 spec.truth());
     }
 
+    /** What one node's collector publishes for the interval ending at {@code ts}. */
+    public record NodeTick(List<PortSample> ports, HostIfaceSample host) {
+    }
+
+    /**
+     * One node's records for the interval ending at {@code ts} (its clock offset already added), for load generators
+     * that need the records second by second rather than a whole recording. {@code first}: the collector's first
+     * pass, whose rates are unknown.
+     */
+    public static NodeTick tick(ClusterTraffic cluster, ClusterNode node, long ts, boolean first,
+                                SplittableRandom random) {
+        List<PortSample> ports = new ArrayList<>(node.devices().size());
+        for (String device : node.devices()) {
+            ports.add(portSample(node, device, ts, cluster.port(node.name(), device, ts - INTERVAL_MS, ts), first));
+        }
+        return new NodeTick(ports, hostSample(node, ts, cluster.host(node.name(), ts - INTERVAL_MS, ts), first,
+                random));
+    }
+
     private record Arrival<T>(long at, T record) {
     }
 

@@ -1,16 +1,17 @@
 package io.rdmamon.streams;
 
 import io.rdmamon.config.ConfigLoader;
+import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.metrics.MetricsEndpoint;
 import org.apache.kafka.streams.KafkaStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -30,8 +31,8 @@ public final class StreamsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (streams.* and kafka.* keys).")
-    Path config;
+    @Mixin
+    ConfigOptions options;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", description = "Kafka brokers.")
     String bootstrapServers;
@@ -47,12 +48,12 @@ public final class StreamsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>();
+        Map<String, Object> flags = new HashMap<>(options.overrides);
         flags.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(StreamsAppConfig.APPLICATION_ID_CONFIG, applicationId);
         flags.put(StreamsAppConfig.STATE_DIR_CONFIG, stateDir);
         flags.put(StreamsAppConfig.METRICS_PORT_CONFIG, metricsPort);
-        StreamsAppConfig cfg = new StreamsAppConfig(ConfigLoader.load(StreamsAppConfig.CONFIG_DEF, config,
+        StreamsAppConfig cfg = new StreamsAppConfig(ConfigLoader.load(StreamsAppConfig.CONFIG_DEF, options.file,
                 System.getenv(), flags, StreamsAppConfig.KAFKA_PREFIX));
 
         MetricsEndpoint endpoint = new MetricsEndpoint().serve(cfg.getString(StreamsAppConfig.METRICS_BIND_CONFIG),

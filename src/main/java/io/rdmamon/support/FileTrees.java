@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Removing the temporary folders the demo, the benchmarks and replay make. */
+/** Removing (and measuring) the temporary folders the demo, the benchmarks and replay make. */
 public final class FileTrees {
     private static final Logger log = LoggerFactory.getLogger(FileTrees.class);
 
@@ -22,6 +22,13 @@ public final class FileTrees {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             log.warn("could not remove {}: {}", root, e.getMessage());
+        }
+    }
+
+    /** Bytes in the regular files below {@code root}; files that vanish while counting count as 0. */
+    public static long sizeBytes(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            return paths.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
     }
 }

@@ -1,0 +1,127 @@
+package io.rdmamon.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An rdmamon role in a JVM of its own, so that its CPU time and memory can be read apart from the broker and the
+ * load generator: CPU from {@code /proc/PID/stat}, resident memory from {@code /proc/PID/status}, live heap by
+ * {@code jcmd} (a full GC, then the heap in use). Linux only, like the collectors it sizes.
+ */
+final class ChildJvm implements AutoCloseable {
+    /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
+    private static final double CLOCK_TICKS_PER_SEC = 100.0;
+    private static final Pattern HEAP_USED = Pattern.compile("heap\\s+total\\s+(\\d+)K, used (\\d+)K");
+
+    private final Process process;
+    private final Path log;
+
+    private ChildJvm(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    /** Starts {@code rdmamon ARGS} with this JVM's class path and the given max heap; output goes to {@code log}. */
+    static ChildJvm start(String maxHeap, Path log, List<String> args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(javaTool("java").toString(), "-Xmx" + maxHeap,
+                "-cp", System.getProperty("java.class.path"), "io.rdmamon.cli.Main"));
+        command.addAll(args);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ChildJvm(p, log);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Fails with the end of the child's log when it has exited. */
+    void checkAlive() throws IOException {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("rdmamon child exited with " + process.exitValue() + "; end of its log:\n"
+                    + tail(log, 30));
+        }
+    }
+
+    /** Waits for the child to finish on its own; fails unless it exits with 0 in time. */
+    void awaitExit(Duration timeout) throws IOException, InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
+            throw new IllegalStateException("rdmamon child did not finish cleanly; end of its log:\n" + tail(log, 30));
+        }
+    }
+
+    /** User plus system CPU seconds the child has used so far. */
+    double cpuSeconds() throws IOException {
+        return cpuSeconds(pid());
+    }
+
+    /** User plus system CPU seconds process {@code pid} has used so far. */
+    static double cpuSeconds(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        // fields after the command name, which is in parentheses and may contain spaces
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS_PER_SEC;
+    }
+
+    /** Resident set size now ({@code VmRSS}) and at its peak ({@code VmHWM}), bytes. */
+    long[] residentBytes() throws IOException {
+        long rss = 0;
+        long peak = 0;
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                rss = kib(line);
+            } else if (line.startsWith("VmHWM:")) {
+                peak = kib(line);
+            }
+        }
+        return new long[]{rss, peak};
+    }
+
+    /** Heap in use right after a full GC: the live data, bytes. */
+    long liveHeapBytes() throws IOException, InterruptedException {
+        jcmd("GC.run");
+        Matcher m = HEAP_USED.matcher(jcmd("GC.heap_info"));
+        if (!m.find()) {
+            throw new IllegalStateException("no heap figures in jcmd GC.heap_info of " + pid());
+        }
+        return Long.parseLong(m.group(2)) * 1024;
+    }
+
+    private String jcmd(String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(javaTool("jcmd").toString(), Long.toString(pid()), command)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("jcmd " + command + " failed on " + pid() + ": " + out);
+        }
+        return out;
+    }
+
+    private static long kib(String statusLine) {
+        return Long.parseLong(statusLine.replaceAll("\\D", "")) * 1024;
+    }
+
+    private static Path javaTool(String name) {
+        return Path.of(System.getProperty("java.home"), "bin", name);
+    }
+
+    private static String tail(Path file, int lines) throws IOException {
+        List<String> all = Files.readAllLines(file);
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package io.rdmamon.bench;
+
+import io.rdmamon.demo.EmbeddedKafkaBroker;
+import io.rdmamon.influx.InfluxSettings;
+import io.rdmamon.influx.InfluxdProcess;
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.Json;
+import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.support.FileTrees;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * {@code rdmamon bench sizing}: what the central roles need for a cluster of a given size. A healthy cluster's records
+ * (all nodes training) go to a broker: a backlog at once, then live at 1 Hz. The stream app, and then the sink, run
+ * in JVMs of their own with their default settings; the benchmark reads their CPU time, resident memory and live
+ * heap from the outside and prints them, also per 1,000 nodes.
+ */
+@Command(name = "sizing", mixinStandardHelpOptions = true,
+        description = "CPU, memory and throughput of the stream app and the sink for a simulated cluster "
+                + "(README, section Sizing).")
+public final class SizingBenchmark implements Callable<Integer> {
+    @Option(names = "--nodes", defaultValue = "1000", description = "GPU nodes (default ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--devices", defaultValue = "8", description = "RDMA NICs (one port each) per node (default ${DEFAULT-VALUE}).")
+    int devices;
+
+    @Option(names = "--nodes-per-job", defaultValue = "8", description = "Nodes per training job (default ${DEFAULT-VALUE}).")
+    int nodesPerJob;
+
+    @Option(names = "--backlog", defaultValue = "240", description = "Seconds of records sent before the stream app starts (default ${DEFAULT-VALUE}).")
+    int backlogSeconds;
+
+    @Option(names = "--live", defaultValue = "120", description = "Seconds of records then sent live at 1 Hz (default ${DEFAULT-VALUE}).")
+    int liveSeconds;
+
+    @Option(names = "--partitions", defaultValue = "" + StreamsAppConfig.DEFAULT_TOPICS_PARTITIONS,
+            description = "Partitions of every topic (default ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--threads", defaultValue = "" + StreamsAppConfig.DEFAULT_THREADS,
+            description = "Stream threads of the stream app (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--heap", defaultValue = "2g", description = "Max heap of each measured JVM (default ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--sink", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also measure the sink into a private influxd (default ${DEFAULT-VALUE}; needs influxd).")
+    boolean sink;
+
+    @Option(names = "--bootstrap-servers", description = "An existing broker; default: an in-process one.")
+    String bootstrapServers;
+
+    @Option(names = "--timeout", defaultValue = "1800", description = "Seconds to wait for a role to catch up (default ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Path work = Files.createTempDirectory("rdmamon-sizing");
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        SizingTopics topics = SizingTopics.forRun(run);
+        try (EmbeddedKafkaBroker broker = bootstrapServers == null
+                ? EmbeddedKafkaBroker.start(work.resolve("kafka"), 0) : null;
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                     broker == null ? bootstrapServers : broker.bootstrapServers()))) {
+            String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
+            topics.createInputs(admin, partitions);
+            long now = System.currentTimeMillis() / 1000 * 1000;
+            out.printf("sizing: %,d nodes x %d NICs (%,d ports), jobs of %d nodes; %d s backlog, then live at 1 Hz "
+                            + "for %d s; %d partitions; JVMs -Xmx%s; %d CPU cores on this machine%n", nodes, devices,
+                    nodes * devices, nodesPerJob, backlogSeconds, liveSeconds, partitions, heap,
+                    Runtime.getRuntime().availableProcessors());
+            try (SizingLoad load = SizingLoad.create(nodes, devices, nodesPerJob, now - backlogSeconds * 1000L,
+                    topics, bootstrap)) {
+                long backlog = load.sendUntil(now);
+                load.flush();
+                out.printf("backlog: %,d records (%,d port and host samples per second)%n", backlog,
+                        load.recordsPerSecond());
+                out.flush();
+                ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+                clock.scheduleWithFixedDelay(() -> load.sendUntil(System.currentTimeMillis()), 0, 50,
+                        TimeUnit.MILLISECONDS);
+                try {
+                    measureStreams(out, admin, bootstrap, topics, load, clock, work, run);
+                } finally {
+                    clock.shutdownNow();
+                }
+            }
+            if (sink) {
+                measureSink(out, admin, bootstrap, topics, work, run);
+            }
+        } finally {
+            FileTrees.deleteQuietly(work);
+        }
+        return 0;
+    }
+
+    private void measureStreams(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, SizingLoad load,
+                                ScheduledExecutorService clock, Path work, String run) throws Exception {
+        Path stateDir = work.resolve("streams-state");
+        String appId = "sizing-" + run;
+        List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
+                appId, "--state-dir", stateDir.toString(), "--metrics-port", "-1",
+                "--set", StreamsAppConfig.THREADS_CONFIG + "=" + threads,
+                "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
+        args.addAll(topics.streamsSettings());
+        List<String> inputs = List.of(topics.portSamples(), topics.hostSamples(), topics.jobs());
+        // caught up: less than two seconds of records behind
+        long closeEnough = 2 * load.recordsPerSecond();
+        try (ChildJvm app = ChildJvm.start(heap, work.resolve("streams.log"), args)) {
+            long t0 = System.nanoTime();
+            long consumed = awaitLagBelow(admin, appId, inputs, app, closeEnough);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            double cpu = app.cpuSeconds();
+            out.printf("stream app, catch-up (the backlog and what arrived meanwhile): %,d records in %.1f s = %,.0f "
+                            + "records/s; %.3f CPU ms per record (start-up included)%n", consumed, seconds,
+                    consumed / seconds, cpu * 1000 / consumed);
+            out.flush();
+
+            double cpuBefore = app.cpuSeconds();
+            long sentBefore = load.sendUntil(System.currentTimeMillis());
+            long liveStart = System.nanoTime();
+            while (System.nanoTime() - liveStart < TimeUnit.SECONDS.toNanos(liveSeconds)) {
+                app.checkAlive();
+                Thread.sleep(1000);
+            }
+            double live = (System.nanoTime() - liveStart) / 1e9;
+            double cores = (app.cpuSeconds() - cpuBefore) / live;
+            long sent = load.sendUntil(System.currentTimeMillis()) - sentBefore;
+            long lag = lag(admin, appId, inputs);
+            out.printf("stream app, live: %,d records in %.0f s (%,.0f records/s): %.2f CPU cores on average; %,d "
+                            + "records behind at the end (%s)%n", sent, live, sent / live, cores, lag,
+                    lag <= closeEnough ? "kept up" : "fell behind");
+            clock.shutdownNow();
+            clock.awaitTermination(10, TimeUnit.SECONDS);
+            load.flush();
+            awaitLagBelow(admin, appId, inputs, app, 1);
+            Map<String, Long> alerts = new TreeMap<>();
+            forEachRecord(bootstrap, topics.alerts(), value -> alerts.merge(alertKind(value), 1L, Long::sum));
+            out.printf("stream app, output: %,d link-health records, %,d job-bandwidth records, alerts %s (the cluster "
+                            + "is healthy: every alert is a false positive)%n",
+                    forEachRecord(bootstrap, topics.linkHealth(), value -> { }),
+                    forEachRecord(bootstrap, topics.jobBandwidth(), value -> { }), alerts);
+            long[] rss = app.residentBytes();
+            long liveHeap = app.liveHeapBytes();
+            long state = FileTrees.sizeBytes(stateDir);
+            out.printf("stream app, memory: live heap after full GC %s; resident %s (peak %s); state directory %s%n",
+                    mib(liveHeap), mib(rss[0]), mib(rss[1]), mib(state));
+            out.flush();
+        }
+    }
+
+    private void measureSink(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, Path work,
+                             String run) throws Exception {
+        try (InfluxdProcess influx = InfluxdProcess.startInTempDir(false)) {
+            List<String> influxSettings = List.of("--set", InfluxSettings.URL_CONFIG + "=" + influx.url());
+            List<String> init = new ArrayList<>(List.of("influx", "init"));
+            init.addAll(influxSettings);
+            try (ChildJvm setup = ChildJvm.start("256m", work.resolve("influx-init.log"), init)) {
+                setup.awaitExit(Duration.ofMinutes(2));
+            }
+            String group = "sizing-sink-" + run;
+            List<String> args = new ArrayList<>(List.of("sink", "--set", "kafka.bootstrap.servers=" + bootstrap,
+                    "--set", "kafka.group.id=" + group, "--set", "metrics.port=-1"));
+            args.addAll(influxSettings);
+            args.addAll(topics.sinkSettings());
+            try (ChildJvm sinkJvm = ChildJvm.start(heap, work.resolve("sink.log"), args)) {
+                long t0 = System.nanoTime();
+                double influxCpuBefore = ChildJvm.cpuSeconds(influx.pid());
+                long records = awaitLagBelow(admin, group, topics.sinkInputs(), sinkJvm, 1);
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                double cpu = sinkJvm.cpuSeconds();
+                double influxCpu = ChildJvm.cpuSeconds(influx.pid()) - influxCpuBefore;
+                long[] rss = sinkJvm.residentBytes();
+                long liveHeap = sinkJvm.liveHeapBytes();
+                double perSecond = nodes * (devices * 2 + 1.0);
+                out.printf("sink, catch-up: %,d offsets (records and ~1 %% transaction markers) in %.1f s = %,.0f points/s; "
+                        + "%.3f CPU ms per point%n", records,
+                        seconds, records / seconds, cpu * 1000 / records);
+                out.printf("sink, memory: live heap after full GC %s; resident %s (peak %s)%n", mib(liveHeap),
+                        mib(rss[0]), mib(rss[1]));
+                out.printf("influxd (local, %s), during the catch-up: %.3f CPU ms per point%n",
+                        InfluxdProcess.findBinary().map(Path::toString).orElse("?"), influxCpu * 1000 / records);
+                out.printf("for this cluster at 1 Hz (~%,.0f points/s: port samples, link health, host samples): sink "
+                        + "%.2f CPU cores, influxd %.2f CPU cores%n", perSecond, perSecond * cpu / records,
+                        perSecond * influxCpu / records);
+            }
+        }
+    }
+
+    /** Waits until {@code group} is less than {@code records} behind on {@code inputs}; returns what it consumed. */
+    private long awaitLagBelow(Admin admin, String group, Collection<String> inputs, ChildJvm role, long records)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true) {
+            role.checkAlive();
+            Map<TopicPartition, Long> committed = committed(admin, group);
+            if (lag(admin, committed, inputs) < records) {
+                // the stream app's group also holds its repartition topics: count the inputs only
+                return committed.entrySet().stream().filter(e -> inputs.contains(e.getKey().topic()))
+                        .mapToLong(Map.Entry::getValue).sum();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(group + " did not catch up within " + timeoutSeconds + " s");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private static long lag(Admin admin, String group, Collection<String> inputs) throws Exception {
+        return lag(admin, committed(admin, group), inputs);
+    }
+
+    private static long lag(Admin admin, Map<TopicPartition, Long> committed, Collection<String> inputs)
+            throws Exception {
+        return endOffsets(admin, inputs).entrySet().stream()
+                .mapToLong(e -> Math.max(0, e.getValue() - committed.getOrDefault(e.getKey(), 0L))).sum();
+    }
+
+    private static Map<TopicPartition, Long> endOffsets(Admin admin, Collection<String> topics) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = admin.describeTopics(topics).allTopicNames().get().values().stream()
+                .flatMap(d -> d.partitions().stream().map(p -> new TopicPartition(d.name(), p.partition())))
+                .collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
+        return admin.listOffsets(latest).all().get().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
+
+    private static Map<TopicPartition, Long> committed(Admin admin, String group) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata().get();
+        return offsets.entrySet().stream().filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
+
+    private static String alertKind(byte[] json) {
+        try {
+            Alert a = Json.MAPPER.readValue(json, Alert.class);
+            return a.type() + " " + a.status();
+        } catch (java.io.IOException e) {
+            return "unreadable";
+        }
+    }
+
+    /** Reads the committed records of {@code topic} from the beginning; returns how many there were. */
+    private static long forEachRecord(String bootstrap, String topic, java.util.function.Consumer<byte[]> action) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long count = 0;
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                for (var record : consumer.poll(Duration.ofMillis(500))) {
+                    action.accept(record.value());
+                    count++;
+                }
+            }
+            return count;
+        }
+    }
+
+    private static String mib(long bytes) {
+        return String.format("%,.0f MiB", bytes / (1024.0 * 1024.0));
+    }
+}

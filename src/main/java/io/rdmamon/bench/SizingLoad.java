@@ -1,0 +1,118 @@
+package io.rdmamon.bench;
+
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.Json;
+import io.rdmamon.scenario.ClusterNode;
+import io.rdmamon.scenario.ScenarioRecorder;
+import io.rdmamon.scenario.SimulatedJob;
+import io.rdmamon.sim.ClusterTraffic;
+import io.rdmamon.sim.TrafficProfile;
+import io.rdmamon.sim.TrainingJobSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.IntStream;
+
+/**
+ * The records of a healthy cluster of {@code nodes} nodes with {@code devices} 200 Gb/s NICs each, every node in a
+ * training job of {@code nodesPerJob} nodes, as the collectors and the job watcher publish them: the jobs' records,
+ * then one port sample per NIC and one host sample per node each second, each node on its own clock offset. Samples
+ * are made as they are sent: {@link #sendUntil} sends everything stamped before a time, so a start in the past
+ * gives a backlog at once and repeated calls then keep pace with the clock.
+ */
+final class SizingLoad implements AutoCloseable {
+    private static final long LINK_BYTES_PER_SEC = 200 * 125_000_000L;
+    private static final long INTERVAL_MS = ScenarioRecorder.INTERVAL_MS;
+
+    private final List<ClusterNode> nodes;
+    private final ClusterTraffic traffic = new ClusterTraffic();
+    private final SizingTopics topics;
+    private final long startMs;
+    private final KafkaProducer<String, byte[]> producer;
+    private final SplittableRandom random = new SplittableRandom(1);
+    private long second;
+    private int nextNode;
+    private long records;
+
+    private SizingLoad(List<ClusterNode> nodes, List<SimulatedJob> jobs, long startMs, SizingTopics topics,
+                       String bootstrapServers) {
+        this.nodes = nodes;
+        this.startMs = startMs;
+        this.second = startMs;
+        this.topics = topics;
+        jobs.forEach(j -> traffic.add(j.running(), j.model(1)));
+        // the collector's own producer settings are not the point here; this one only has to keep up
+        this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"),
+                new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /** The cluster, its jobs Running from {@code startMs} and training from 5 s later. */
+    static SizingLoad create(int nodes, int devices, int nodesPerJob, long startMs, SizingTopics topics,
+                             String bootstrapServers) {
+        List<String> nics = IntStream.range(0, devices).mapToObj(d -> "mlx5_" + d).toList();
+        List<ClusterNode> cluster = IntStream.range(0, nodes).mapToObj(n -> new ClusterNode(
+                        String.format("gpu-node-%04d", n), nics, LINK_BYTES_PER_SEC, (n * 137L) % INTERVAL_MS))
+                .sorted(Comparator.comparingLong(ClusterNode::clockOffsetMs)).toList();
+        List<SimulatedJob> jobs = new ArrayList<>();
+        TrafficProfile profile = TrafficProfile.of(800, 500, LINK_BYTES_PER_SEC, 0.6);
+        for (int first = 0; first < nodes; first += nodesPerJob) {
+            List<String> jobNodes = IntStream.range(first, Math.min(nodes, first + nodesPerJob))
+                    .mapToObj(n -> String.format("gpu-node-%04d", n)).toList();
+            String name = String.format("train-%04d", first / nodesPerJob);
+            TrainingJobSpec spec = TrainingJobSpec.steady(jobNodes.size(), devices, startMs + 5_000, profile);
+            jobs.add(SimulatedJob.create("sizing", name, "ml", SimulatedJob.ranks(name, jobNodes, nics), startMs, null,
+                    spec));
+        }
+        SizingLoad load = new SizingLoad(cluster, jobs, startMs, topics, bootstrapServers);
+        for (SimulatedJob job : jobs) {
+            for (JobRecord j : job.lifecycle()) {
+                load.send(topics.jobs(), j.uid(), Math.min(j.updatedAt(), startMs), j);
+            }
+        }
+        return load;
+    }
+
+    /** Port and host records per second of this cluster. */
+    long recordsPerSecond() {
+        return nodes.size() * (nodes.get(0).devices().size() + 1L);
+    }
+
+    /** Sends every sample stamped before {@code wallMs}; returns the records sent so far, job records included. */
+    synchronized long sendUntil(long wallMs) {
+        while (second + nodes.get(nextNode).clockOffsetMs() < wallMs) {
+            ClusterNode node = nodes.get(nextNode);
+            long ts = second + node.clockOffsetMs();
+            ScenarioRecorder.NodeTick tick = ScenarioRecorder.tick(traffic, node, ts, second == startMs, random);
+            tick.ports().forEach(p -> send(topics.portSamples(), p.key(), ts, p));
+            send(topics.hostSamples(), tick.host().key(), ts, tick.host());
+            if (++nextNode == nodes.size()) {
+                nextNode = 0;
+                second += INTERVAL_MS;
+            }
+        }
+        return records;
+    }
+
+    synchronized void flush() {
+        producer.flush();
+    }
+
+    private void send(String topic, String key, long ts, Object value) {
+        producer.send(new ProducerRecord<>(topic, null, ts, key, Json.toBytes(value)));
+        records++;
+    }
+
+    @Override
+    public synchronized void close() {
+        producer.close();
+    }
+}
