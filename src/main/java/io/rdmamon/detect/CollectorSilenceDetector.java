@@ -1,5 +1,6 @@
 package io.rdmamon.detect;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.Alert;
@@ -15,6 +16,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -32,24 +35,36 @@ import java.util.Set;
  * {@code detectedAt} = last sample + the wall time waited. It resolves at the first new sample.
  *
  * <p>Arrival times are kept in memory only: after a restart every node counts as just seen, so the app's own downtime
- * is never reported as collector silence. This is never a stall: {@link StallDetector} treats a silent node's ports
+ * is never reported as collector silence. Nor is the catch-up after it: while samples arrive more than the silence
+ * threshold late, the nodes whose samples are still queued (on a partition read later, or on an instance further
+ * behind) would look silent, so silence is not judged until samples are on time again. A node whose samples stay
+ * late beyond {@code streams.collector.silent.catchup.max.ms} has a clock behind, and stops counting as catch-up. This is never a stall: {@link StallDetector} treats a silent node's ports
  * as unknown.
  */
 public final class CollectorSilenceDetector implements Processor<String, Heartbeat, String, Alert> {
+    private static final Logger log = LoggerFactory.getLogger(CollectorSilenceDetector.class);
     static final String STORE = "collector-silent-state";
 
     private final long silentAfterMs;
     private final long forgetMs;
     private final Duration interval;
     private final AlertOutput output;
+    private final long catchUpMaxMs;
+    private final Counter skippedChecks;
     private final Map<String, Long> arrivedAt = new HashMap<>();
+    /** Node → wall time since which its samples arrive late; in memory, like arrivedAt. */
+    private final Map<String, Long> lateSince = new HashMap<>();
+    private long catchingUpUntil;
     private ProcessorContext<String, Alert> context;
     private KeyValueStore<String, Heartbeat> lastSeen;
     private IncidentBook incidents;
     private long startedAt;
 
-    private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output) {
+    private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output,
+                                     Counter skippedChecks) {
         this.silentAfterMs = cfg.collectorSilentAfterMs();
+        this.catchUpMaxMs = cfg.collectorCatchUpMaxMs();
+        this.skippedChecks = skippedChecks;
         this.forgetMs = cfg.collectorForgetMs();
         this.interval = interval;
         this.output = output;
@@ -60,10 +75,13 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
                                                                                MeterRegistry registry,
                                                                                StoreType storeType) {
         AlertOutput output = new AlertOutput(registry);
+        Counter skipped = Counter.builder("rdmamon.streams.collector.silence.checks.skipped")
+                .description("collector-silence checks not made because samples arrived late (catch-up)")
+                .register(registry);
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, Heartbeat, String, Alert> get() {
-                return new CollectorSilenceDetector(cfg, punctuateInterval, output);
+                return new CollectorSilenceDetector(cfg, punctuateInterval, output, skipped);
             }
 
             @Override
@@ -88,7 +106,9 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     @Override
     public void process(Record<String, Heartbeat> record) {
         Heartbeat beat = record.value();
-        arrivedAt.put(beat.node(), context.currentSystemTimeMs());
+        long now = context.currentSystemTimeMs();
+        arrivedAt.put(beat.node(), now);
+        noteLateness(beat, now);
         Heartbeat previous = lastSeen.get(beat.node());
         if (previous == null || beat.ts() > previous.ts()) {
             lastSeen.put(beat.node(), beat);
@@ -96,7 +116,26 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         publish(incidents.apply(beat.node(), Observation.cleared(Subject.node(beat.node()), beat.ts())));
     }
 
+    private void noteLateness(Heartbeat beat, long now) {
+        if (now - beat.ts() <= silentAfterMs) {
+            lateSince.remove(beat.node());
+            return;
+        }
+        long since = lateSince.computeIfAbsent(beat.node(), node -> now);
+        if (now - since <= catchUpMaxMs) {
+            if (now >= catchingUpUntil) {
+                log.info("samples arrive up to {} s late (node {}): catching up, collector silence is not judged "
+                        + "until they are on time", (now - beat.ts()) / 1000, beat.node());
+            }
+            catchingUpUntil = now + silentAfterMs;
+        }
+    }
+
     private void checkSilence(long wallNow) {
+        if (wallNow < catchingUpUntil) {
+            skippedChecks.increment();
+            return;
+        }
         List<KeyValue<String, Heartbeat>> nodes = new ArrayList<>();
         try (KeyValueIterator<String, Heartbeat> it = lastSeen.all()) {
             it.forEachRemaining(nodes::add);

@@ -153,6 +153,13 @@ public final class DetectorConfig {
     public static final long DEFAULT_COLLECTOR_SILENT_AFTER = 15_000;
     private static final String COLLECTOR_SILENT_AFTER_DOC = "COLLECTOR_SILENT: a node from which no sample arrived "
             + "for this long (wall clock).";
+    public static final String COLLECTOR_CATCH_UP_MAX_CONFIG = "streams.collector.silent.catchup.max.ms";
+    public static final long DEFAULT_COLLECTOR_CATCH_UP_MAX = 600_000;
+    private static final String COLLECTOR_CATCH_UP_MAX_DOC = "While samples arrive more than "
+            + "streams.collector.silent.after.ms after their timestamp, the app (or the instance feeding this one) is "
+            + "catching up on a backlog, and silence is not judged: nodes whose samples are still queued would be "
+            + "reported. A node whose samples stay late for longer than this (its clock is behind) no longer counts "
+            + "as catching up.";
     public static final String COLLECTOR_FORGET_CONFIG = "streams.collector.forget.ms";
     public static final long DEFAULT_COLLECTOR_FORGET = 86_400_000;
     private static final String COLLECTOR_FORGET_DOC = "A node silent this long is forgotten (a decommissioned node): "
@@ -238,6 +245,8 @@ public final class DetectorConfig {
                         Importance.LOW, LINK_IDLE_BYTES_DOC)
                 .define(COLLECTOR_SILENT_AFTER_CONFIG, Type.LONG, DEFAULT_COLLECTOR_SILENT_AFTER,
                         Range.atLeast(1_000), Importance.MEDIUM, COLLECTOR_SILENT_AFTER_DOC)
+                .define(COLLECTOR_CATCH_UP_MAX_CONFIG, Type.LONG, DEFAULT_COLLECTOR_CATCH_UP_MAX, Range.atLeast(0),
+                        Importance.LOW, COLLECTOR_CATCH_UP_MAX_DOC)
                 .define(COLLECTOR_FORGET_CONFIG, Type.LONG, DEFAULT_COLLECTOR_FORGET, Range.atLeast(60_000),
                         Importance.LOW, COLLECTOR_FORGET_DOC);
     }
@@ -385,6 +394,10 @@ public final class DetectorConfig {
 
     public long collectorSilentAfterMs() {
         return config.getLong(COLLECTOR_SILENT_AFTER_CONFIG);
+    }
+
+    public long collectorCatchUpMaxMs() {
+        return config.getLong(COLLECTOR_CATCH_UP_MAX_CONFIG);
     }
 
     public long collectorForgetMs() {

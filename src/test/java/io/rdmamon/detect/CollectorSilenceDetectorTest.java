@@ -58,6 +58,32 @@ class CollectorSilenceDetectorTest {
     }
 
     @Test
+    void shouldNotFlagNodesWhoseSamplesAreStillQueuedWhenCatchingUp() {
+        // an app working through a backlog, 20 s behind, then 30 s: n1's partition is read first for a minute and
+        // n2's samples wait behind it
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 60_000), 20_000);
+            List<TrainingTraffic.Event> backlog = sim.run(T0 + 60_000, T0 + 120_000);
+            h.feed(backlog.stream().filter(e -> !"n2".equals(node(e))).toList(), 30_000);
+            assertThat(h.counter("rdmamon.streams.collector.silence.checks.skipped")).isPositive();
+            h.feed(backlog.stream().filter(e -> "n2".equals(node(e))).toList(), 0);
+            h.feed(sim.run(T0 + 120_000, T0 + 240_000));
+            assertThat(h.alerts(Alert.COLLECTOR_SILENT)).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldStillFlagSilenceWhenSamplesAreAlwaysLate() {
+        // every sample 40 s late for good: after catchup.max that is a clock behind, not a backlog; silence counts
+        sim.silence("n2", T0 + 120_000, T0 + 300_000);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of(
+                DetectorConfig.COLLECTOR_CATCH_UP_MAX_CONFIG, 60_000))) {
+            h.feed(sim.run(T0, T0 + 300_000), 40_000);
+            assertThat(h.firing(Alert.COLLECTOR_SILENT)).extracting(Alert::node).containsExactly("n2");
+        }
+    }
+
+    @Test
     void shouldFlagSilenceWhenWholeClusterStopsSending() {
         // nothing arrives any more, so event time stands still: only the wall clock can tell
         try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
@@ -65,5 +91,9 @@ class CollectorSilenceDetectorTest {
             h.advanceTo(T0 + 90_000);
             assertThat(h.firing(Alert.COLLECTOR_SILENT)).extracting(Alert::node).containsExactlyInAnyOrder("n1", "n2");
         }
+    }
+
+    private static String node(TrainingTraffic.Event e) {
+        return e.port() != null ? e.port().node() : e.host() != null ? e.host().node() : null;
     }
 }

@@ -70,8 +70,13 @@ public final class TopologyHarness implements AutoCloseable {
     }
 
     public TopologyHarness feed(List<TrainingTraffic.Event> events) {
+        return feed(events, 0);
+    }
+
+    /** As {@link #feed(List)}, each record processed {@code lateByMs} after its timestamp (a backlog). */
+    public TopologyHarness feed(List<TrainingTraffic.Event> events, long lateByMs) {
         for (TrainingTraffic.Event e : events) {
-            advanceTo(e.ts());
+            advanceTo(e.ts() + lateByMs);
             if (e.port() != null) {
                 portSamples.pipeInput(e.port().key(), Json.toBytes(e.port()), e.ts());
             } else if (e.host() != null) {
