@@ -26,6 +26,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -47,6 +49,7 @@ import java.util.stream.Collectors;
         description = "CPU, memory and throughput of the stream app and the sink for a simulated cluster "
                 + "(README, section Sizing).")
 public final class SizingBenchmark implements Callable<Integer> {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SizingBenchmark.class);
     @Option(names = "--nodes", defaultValue = "1000", description = "GPU nodes (default ${DEFAULT-VALUE}).")
     int nodes;
 
@@ -145,6 +148,7 @@ public final class SizingBenchmark implements Callable<Integer> {
             long consumed = awaitLagBelow(admin, appId, inputs, app, closeEnough);
             double seconds = (System.nanoTime() - t0) / 1e9;
             double cpu = app.cpuSeconds();
+            log.info("stream app caught up");
             out.printf("stream app, catch-up (the backlog and what arrived meanwhile): %,d records in %.1f s = %,.0f "
                             + "records/s; %.3f CPU ms per record (start-up included)%n", consumed, seconds,
                     consumed / seconds, cpu * 1000 / consumed);
@@ -169,7 +173,14 @@ public final class SizingBenchmark implements Callable<Integer> {
             load.flush();
             awaitLagBelow(admin, appId, inputs, app, 1);
             Map<String, Long> alerts = new TreeMap<>();
-            forEachRecord(bootstrap, topics.alerts(), value -> alerts.merge(alertKind(value), 1L, Long::sum));
+            List<String> examples = new ArrayList<>();
+            forEachRecord(bootstrap, topics.alerts(), value -> {
+                alerts.merge(alertKind(value), 1L, Long::sum);
+                if (examples.size() < 3) {
+                    examples.add(new String(value, java.nio.charset.StandardCharsets.UTF_8));
+                }
+            });
+            examples.forEach(e -> log.info("alert raised during the sizing run: {}", e));
             out.printf("stream app, output: %,d link-health records, %,d job-bandwidth records, alerts %s (the cluster "
                             + "is healthy: every alert is a false positive)%n",
                     forEachRecord(bootstrap, topics.linkHealth(), value -> { }),
@@ -244,10 +255,18 @@ public final class SizingBenchmark implements Callable<Integer> {
         return lag(admin, committed(admin, group), inputs);
     }
 
+    /**
+     * Records not yet consumed by the group, on {@code inputs} and on every other topic it commits (the stream app's
+     * repartition topics, which it writes in transactions: their last offset may be a marker, never consumed).
+     */
     private static long lag(Admin admin, Map<TopicPartition, Long> committed, Collection<String> inputs)
             throws Exception {
-        return endOffsets(admin, inputs).entrySet().stream()
-                .mapToLong(e -> Math.max(0, e.getValue() - committed.getOrDefault(e.getKey(), 0L))).sum();
+        Set<String> topics = new HashSet<>(inputs);
+        committed.keySet().forEach(p -> topics.add(p.topic()));
+        return endOffsets(admin, topics).entrySet().stream().mapToLong(e -> {
+            long marker = inputs.contains(e.getKey().topic()) ? 0 : 1;
+            return Math.max(0, e.getValue() - committed.getOrDefault(e.getKey(), 0L) - marker);
+        }).sum();
     }
 
     private static Map<TopicPartition, Long> endOffsets(Admin admin, Collection<String> topics) throws Exception {

@@ -38,7 +38,9 @@ import java.util.Set;
  * is never reported as collector silence. Nor is the catch-up after it: while samples arrive more than the silence
  * threshold late, the nodes whose samples are still queued (on a partition read later, or on an instance further
  * behind) would look silent, so silence is not judged until samples are on time again. A node whose samples stay
- * late beyond {@code streams.collector.silent.catchup.max.ms} has a clock behind, and stops counting as catch-up. This is never a stall: {@link StallDetector} treats a silent node's ports
+ * late beyond {@code streams.collector.silent.catchup.max.ms} has a clock behind, and stops counting as catch-up.
+ * Below the threshold, lateness still lengthens the wait: samples a few seconds behind come in bursts, one upstream
+ * partition after the other, so silence is judged after the threshold plus the highest recent lateness. This is never a stall: {@link StallDetector} treats a silent node's ports
  * as unknown.
  */
 public final class CollectorSilenceDetector implements Processor<String, Heartbeat, String, Alert> {
@@ -55,6 +57,9 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     /** Node → wall time since which its samples arrive late; in memory, like arrivedAt. */
     private final Map<String, Long> lateSince = new HashMap<>();
     private long catchingUpUntil;
+    /** The highest lateness of a sample seen in the current window, and when (wall). */
+    private long recentLateMs;
+    private long recentLateAt;
     private ProcessorContext<String, Alert> context;
     private KeyValueStore<String, Heartbeat> lastSeen;
     private IncidentBook incidents;
@@ -117,8 +122,13 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     }
 
     private void noteLateness(Heartbeat beat, long now) {
-        if (now - beat.ts() <= silentAfterMs) {
+        long late = now - beat.ts();
+        if (late <= silentAfterMs) {
             lateSince.remove(beat.node());
+            if (late >= recentLateMs || now - recentLateAt > lateWindowMs()) {
+                recentLateMs = Math.max(0, late);
+                recentLateAt = now;
+            }
             return;
         }
         long since = lateSince.computeIfAbsent(beat.node(), node -> now);
@@ -136,6 +146,8 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
             skippedChecks.increment();
             return;
         }
+        // samples running some seconds behind also arrive in bursts, partition by partition: wait that much longer
+        long threshold = silentAfterMs + (wallNow - recentLateAt <= lateWindowMs() ? recentLateMs : 0);
         List<KeyValue<String, Heartbeat>> nodes = new ArrayList<>();
         try (KeyValueIterator<String, Heartbeat> it = lastSeen.all()) {
             it.forEachRemaining(nodes::add);
@@ -147,7 +159,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
                 lastSeen.delete(entry.key);
                 arrivedAt.remove(entry.key);
                 incidents.closeAll(entry.key, last.ts() + waited).forEach(this::publish);
-            } else if (waited >= silentAfterMs) {
+            } else if (waited >= threshold) {
                 long firstMissing = last.ts() + Math.max(last.intervalMs(), 1);
                 Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
                         + entry.key + " silent: no sample for " + waited / 1000 + " s (last sample at "
@@ -157,6 +169,10 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
                         last.ts() + waited)));
             }
         }
+    }
+
+    private long lateWindowMs() {
+        return 4 * silentAfterMs;
     }
 
     private void publish(Alert alert) {
