@@ -49,9 +49,12 @@ final class SizingLoad implements AutoCloseable {
         this.second = startMs;
         this.topics = topics;
         jobs.forEach(j -> traffic.add(j.running(), j.model(1)));
-        // the collector's own producer settings are not the point here; this one only has to keep up
+        // the collector's own producer settings are not the point here; this one only has to keep up. Not
+        // idempotent: the in-process broker can reject a burst to a just-created topic with
+        // OUT_OF_ORDER_SEQUENCE_NUMBER forever (KAFKA-15591 family)
         this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"),
+                ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.ACKS_CONFIG, "all"),
                 new StringSerializer(), new ByteArraySerializer());
     }
 
