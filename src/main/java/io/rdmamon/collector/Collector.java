@@ -137,11 +137,12 @@ public final class Collector implements AutoCloseable {
         Set<String> erdma = new TreeSet<>();
         pass.devices().stream().filter(Collector::isErdma).forEach(erdma::add);
         eadm.supervise(erdma);
+        Set<String> supervisedDevices = eadm.devices();
         List<PortSample> out = new ArrayList<>(pass.samples().size());
         Map<String, double[]> sysfsTotals = new HashMap<>();
         Set<String> eadmOnly = new TreeSet<>();
         for (PortSample s : pass.samples()) {
-            boolean supervised = eadm.devices().contains(s.device());
+            boolean supervised = supervisedDevices.contains(s.device());
             if (supervised && !pass.devicesWithTraffic().contains(s.device())) {
                 var rate = eadm.latest(s.device());
                 if (rate.isPresent() && s.port() == EadmPortSamples.PORT) {
@@ -161,7 +162,7 @@ public final class Collector implements AutoCloseable {
         sysfsTotals.forEach((device, totals) -> eadm.latest(device).ifPresent(rate ->
                 crossCheck.check(device, finiteOrNull(totals[0]), finiteOrNull(totals[1]), rate)));
         // devices only eadm can see (listed in eadm.devices, absent from sysfs)
-        for (String device : eadm.devices()) {
+        for (String device : supervisedDevices) {
             if (!pass.devices().contains(device)) {
                 eadm.latest(device).ifPresent(rate -> {
                     out.add(eadmSamples.toPortSample(node, rate, wallMs, PortAttributes.UNKNOWN));
