@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * annotated default file. Kafka client settings pass through under {@code kafka.} (see {@link ConfigLoader}).
  */
 public final class CollectorConfig extends AbstractConfig {
-    public static final String KAFKA_PREFIX = "kafka.";
+    /** The producer's prefix: the pass-through keys must be the ones {@link PublishConfig} hands to the producer. */
+    public static final String KAFKA_PREFIX = PublishConfig.KAFKA_PREFIX;
 
     public static final String NODE_CONFIG = "collector.node";
     public static final String DEFAULT_NODE = "";
@@ -144,10 +145,5 @@ public final class CollectorConfig extends AbstractConfig {
 
     public List<String> hostInterfaces() {
         return getList(HOST_INTERFACES_CONFIG);
-    }
-
-    /** The Kafka client settings given under {@code kafka.}, prefix removed. */
-    public Map<String, Object> kafkaSettings() {
-        return ConfigLoader.withPrefix(originals(), KAFKA_PREFIX);
     }
 }

@@ -19,7 +19,6 @@ import java.util.Map;
  * <p>What cannot be read is unknown and stops nothing else: see {@link SysfsFiles} for the policy. Not thread-safe.
  */
 public final class SysfsRdmaReader {
-    public static final Path DEFAULT_ROOT = Path.of("/sys");
     static final String LIFESPAN = "lifespan";
 
     private final Path root;

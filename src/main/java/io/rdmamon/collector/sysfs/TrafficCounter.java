@@ -15,7 +15,7 @@ public enum TrafficCounter {
     RX_PACKETS("port_rcv_packets", "rx_packets_cnt", 1);
 
     /** One counter file and its unit: bytes (or packets) per count. */
-    public record Source(CounterFolder folder, String name, long unit) {
+    private record Source(CounterFolder folder, String name, long unit) {
     }
 
     private final List<Source> sources;
@@ -31,10 +31,6 @@ public enum TrafficCounter {
                 new Source(CounterFolder.HW_COUNTERS, erdma, 1),
                 new Source(CounterFolder.HW_COUNTERS, "hw_" + erdma, 1),
                 new Source(CounterFolder.COUNTERS, classic, classicUnit));
-    }
-
-    public List<Source> sources() {
-        return sources;
     }
 
     /** The total so far in bytes or packets (raw value times unit) from the best source, or {@code null}. */
