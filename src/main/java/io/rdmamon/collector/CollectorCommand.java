@@ -119,8 +119,10 @@ public final class CollectorCommand implements Callable<Integer> {
                 .serve(config.getString(CollectorConfig.METRICS_BIND_CONFIG), config.getInt(CollectorConfig.METRICS_PORT_CONFIG));
         KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry());
         Collector collector = build(config, env, metrics, sink);
+        // without collector.node and NODE_NAME the name is a host-name lookup: once is enough
+        String nodeName = config.node(env);
         PodDeviceReporter podDevices = PodDeviceReporter.startIfAvailable(new PodResourcesConfig(config.originals()),
-                config.node(env), config.sysfsRoot(), sink, metrics.registry());
+                nodeName, config.sysfsRoot(), sink, metrics.registry());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: flushing buffered samples");
@@ -131,7 +133,7 @@ public final class CollectorCommand implements Callable<Integer> {
             metrics.close();
             stopped.countDown();
         }, "collector-shutdown"));
-        log.info("collector on node {} sampling {} every {} ms", config.node(env), config.sysfsRoot(), config.intervalMs());
+        log.info("collector on node {} sampling {} every {} ms", nodeName, config.sysfsRoot(), config.intervalMs());
         collector.start(config.intervalMs());
         stopped.await();
         return 0;
