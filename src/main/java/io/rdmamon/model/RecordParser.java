@@ -27,6 +27,7 @@ public final class RecordParser<T> {
 
     private static final Set<String> JOB_STATES = Set.of(JobRecord.PENDING, JobRecord.RUNNING, JobRecord.SUCCEEDED,
             JobRecord.FAILED, JobRecord.DELETED);
+    private static final Map<String, Kind> RANK_FIELDS = fields("rank", Kind.INTEGER, "node", Kind.TEXT);
 
     public static final RecordParser<PortSample> PORT_SAMPLE = new RecordParser<>(PortSample.class,
             PortSample.VERSION, fields("node", Kind.TEXT, "device", Kind.TEXT, "port", Kind.INTEGER, "ts", Kind.INTEGER),
@@ -123,10 +124,9 @@ public final class RecordParser<T> {
         if (!ranks.isArray()) {
             return "field 'ranks' is not an array";
         }
-        Map<String, Kind> rankFields = fields("rank", Kind.INTEGER, "node", Kind.TEXT);
         for (int i = 0; i < ranks.size(); i++) {
             JsonNode rank = ranks.get(i);
-            String problem = rank.isObject() ? checkRequired(rank, rankFields) : "not an object";
+            String problem = rank.isObject() ? checkRequired(rank, RANK_FIELDS) : "not an object";
             if (problem == null && rank.has("devices") && !rank.get("devices").isArray()) {
                 problem = "field 'devices' is not an array";
             }
