@@ -196,9 +196,8 @@ public final class Collector implements AutoCloseable {
 
     private void warnNoDevice(long wallMs) {
         if (shouldWarn(wallMs)) {
-            log.warn("no RDMA device found under {}/class/infiniband (include/exclude filters applied); still "
-                    + "sampling, this warning repeats at most every {} s", "the sysfs root",
-                    noDeviceWarnIntervalMs / 1000);
+            log.warn("no RDMA device found under the sysfs root/class/infiniband (include/exclude filters applied); "
+                    + "still sampling, this warning repeats at most every {} s", noDeviceWarnIntervalMs / 1000);
         }
     }
 

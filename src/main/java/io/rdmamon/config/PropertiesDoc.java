@@ -2,6 +2,7 @@ package io.rdmamon.config;
 
 import org.apache.kafka.common.config.ConfigDef;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -53,7 +54,7 @@ public final class PropertiesDoc {
     }
 
     private static List<String> wrap(String text, int width) {
-        List<String> lines = new java.util.ArrayList<>();
+        List<String> lines = new ArrayList<>();
         StringBuilder line = new StringBuilder();
         for (String word : text.split("\\s+")) {
             if (line.length() > 0 && line.length() + 1 + word.length() > width) {

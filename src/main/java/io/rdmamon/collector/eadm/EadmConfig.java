@@ -9,6 +9,7 @@ import org.apache.kafka.common.config.ConfigException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Settings of the {@code eadm stat} supervisor and of its cross-check against sysfs. {@link #define(ConfigDef)} adds
@@ -86,7 +87,7 @@ public final class EadmConfig extends AbstractConfig {
 
     public static final ConfigDef CONFIG_DEF = define(new ConfigDef());
 
-    public EadmConfig(java.util.Map<?, ?> originals) {
+    public EadmConfig(Map<?, ?> originals) {
         super(CONFIG_DEF, originals, false);
         if (backoffInitial().compareTo(backoffMax()) > 0) {
             throw new ConfigException(BACKOFF_INITIAL_MS_CONFIG + " (" + backoffInitial().toMillis() + ") must not "

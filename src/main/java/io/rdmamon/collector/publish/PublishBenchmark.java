@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Figures for the README, not a test: bytes per typical port record (JSON, and on the wire in compressed batches),
@@ -170,7 +171,7 @@ public final class PublishBenchmark {
             result.put("publishMaxMs", publishMaxNanos / 1e6);
             result.put("spilled", registry.get(PublishMetrics.SPILLED).counter().count());
             result.put("latencyMs", registry.get(PublishMetrics.LATENCY).timer()
-                    .mean(java.util.concurrent.TimeUnit.MILLISECONDS));
+                    .mean(TimeUnit.MILLISECONDS));
         }
         return result;
     }
@@ -214,5 +215,4 @@ public final class PublishBenchmark {
                 "LinkUp", "Ethernet", 25_000_000_000L, tx, rx, tx / 4096, rx / 4096,
                 Map.of("tx_bps_limit_drop_cnt", drops), Map.of("drop", drops));
     }
-
 }

@@ -47,7 +47,6 @@ public final class SysfsFiles {
         return names;
     }
 
-
     /** The trimmed content of a text attribute, or {@code null} when absent, empty or unreadable. */
     public String readText(String device, Path file) {
         if (!load(device, file) || start == end) {
