@@ -103,7 +103,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         this.context = context;
         this.lastSeen = context.getStateStore(STORE);
         this.incidents = new IncidentBook(Alert.COLLECTOR_SILENT, context.getStateStore(
-                DetectorProcessor.storeName(Alert.COLLECTOR_SILENT) + "-incidents"));
+                DetectorProcessor.incidentStoreName(Alert.COLLECTOR_SILENT)));
         this.startedAt = context.currentSystemTimeMs();
         context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::checkSilence);
     }

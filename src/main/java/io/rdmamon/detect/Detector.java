@@ -17,9 +17,12 @@ public interface Detector<V, S> {
 
     /**
      * Which state the record belongs to (e.g. {@code node/device/port}, a job uid); null skips the record. It must be
-     * a function of the record key or of something that partitions with it, so one task owns each state.
+     * a function of the record key or of something that partitions with it, so one task owns each state. By default
+     * the record key itself (the job detectors read streams keyed by job uid).
      */
-    String stateKey(String recordKey, V value);
+    default String stateKey(String recordKey, V value) {
+        return recordKey;
+    }
 
     /** Folds the record (event time {@code timestamp}) into {@code state} (null the first time). */
     Result<S> inspect(S state, V value, long timestamp);

@@ -65,8 +65,12 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
 
     /** The store of a detector's open incidents (also used by detectors that run their own processor). */
     public static StoreBuilder<KeyValueStore<String, Alert>> incidentStore(String type, StoreType storeType) {
-        return Stores.keyValueStoreBuilder(storeType.keyValue(storeName(type) + "-incidents"),
+        return Stores.keyValueStoreBuilder(storeType.keyValue(incidentStoreName(type)),
                 Serdes.String(), JsonSerde.of(Alert.class)).withCachingEnabled();
+    }
+
+    static String incidentStoreName(String type) {
+        return storeName(type) + "-incidents";
     }
 
     static String stateStore(String type) {
@@ -81,8 +85,7 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
     public void init(ProcessorContext<String, Alert> context) {
         this.context = context;
         this.states = context.getStateStore(stateStore(detector.type()));
-        this.incidents = new IncidentBook(detector.type(), context.getStateStore(storeName(detector.type())
-                + "-incidents"));
+        this.incidents = new IncidentBook(detector.type(), context.getStateStore(incidentStoreName(detector.type())));
         context.schedule(EXPIRY_INTERVAL, PunctuationType.STREAM_TIME, this::expireAll);
     }
 

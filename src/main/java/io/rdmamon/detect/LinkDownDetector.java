@@ -8,6 +8,7 @@ import io.rdmamon.model.PortSample;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * LINK_DOWN: a port whose state is known and not ACTIVE, or whose {@code link_downed}/{@code link_error_recovery}
@@ -20,6 +21,8 @@ public final class LinkDownDetector extends PortDetector<LinkDownDetector.State>
     public record State(long downSince, long lastBadAt, Long cleanSince) {
     }
 
+    private static final Set<CounterClass> DOWN_CLASSES = EnumSet.of(CounterClass.LINK_DOWN);
+
     private final long clearMs;
 
     public LinkDownDetector(DetectorConfig config) {
@@ -30,7 +33,7 @@ public final class LinkDownDetector extends PortDetector<LinkDownDetector.State>
     @Override
     public Result<State> inspect(State state, AssignedSample value, long ts) {
         PortSample s = value.sample();
-        long downs = PortErrors.sum(s, EnumSet.of(CounterClass.LINK_DOWN));
+        long downs = PortErrors.sum(s, DOWN_CLASSES);
         boolean notActive = PortErrors.knownNotActive(s.state());
         Subject subject = PortSubjects.of(value);
         if (notActive || downs > 0) {

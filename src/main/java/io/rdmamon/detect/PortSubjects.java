@@ -25,7 +25,7 @@ final class PortSubjects {
         Holder h = assigned.assignment().primary();
         if (h != null) {
             labels.put("uid", h.uid());
-            labels.put("ranks", h.rankNumbers().stream().map(String::valueOf).collect(Collectors.joining(",")));
+            labels.put("ranks", ranks(h));
             labels.put("pods", String.join(",", h.pods()));
             if (assigned.assignment().sharedBy() > 1) {
                 labels.put("sharedBy", String.valueOf(assigned.assignment().sharedBy()));
@@ -41,11 +41,15 @@ final class PortSubjects {
         if (h == null) {
             return port + " (unassigned)";
         }
-        String ranks = h.rankNumbers().stream().map(String::valueOf).collect(Collectors.joining(","));
+        String ranks = ranks(h);
         return port + ", used by job " + h.job() + (h.namespace() == null ? "" : " (" + h.namespace() + ")")
                 + (ranks.isEmpty() ? "" : " ranks " + ranks)
                 + (assigned.assignment().sharedBy() > 1 ? " and " + (assigned.assignment().sharedBy() - 1)
                 + " other job(s)" : "");
+    }
+
+    private static String ranks(Holder h) {
+        return h.rankNumbers().stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 
     /** Link problems of ports that a Running job uses are critical; of spare ports a warning. */

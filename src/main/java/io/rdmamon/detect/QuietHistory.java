@@ -49,10 +49,6 @@ final class QuietHistory {
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
     }
 
-    int gapCount() {
-        return gaps.size();
-    }
-
     /**
      * True when a quiet that began at {@code start} and has lasted {@code quietFor} looks like the job's periodic
      * pause: at least two pauses seen, the period between the last two repeats, this one began within

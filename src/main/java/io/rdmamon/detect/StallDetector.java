@@ -57,11 +57,6 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
     }
 
     @Override
-    public String stateKey(String uid, JobEvent event) {
-        return uid;
-    }
-
-    @Override
     public Result<StallState> inspect(StallState state, JobEvent event, long ts) {
         if (event.lifecycle() != null) {
             return lifecycle(state, event.lifecycle());

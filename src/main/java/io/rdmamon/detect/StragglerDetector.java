@@ -67,11 +67,6 @@ public final class StragglerDetector implements Detector<JobWindow, StragglerDet
     }
 
     @Override
-    public String stateKey(String uid, JobWindow window) {
-        return uid;
-    }
-
-    @Override
     public Result<State> expire(State state, long streamTime) {
         return streamTime - state.lastWindowEnd() > forgetAfterMs
                 ? new Result<>(null, List.of(), state.lastWindowEnd()) : null;

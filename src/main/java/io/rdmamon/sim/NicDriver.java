@@ -42,7 +42,7 @@ public enum NicDriver {
     public Map<String, Long> counterIncrements(Map<ErrorKind, Long> byKind) {
         Map<String, Long> out = new TreeMap<>();
         byKind.forEach((kind, count) -> {
-            List<String> names = counters.getOrDefault(kind, List.of());
+            List<String> names = counterNames(kind);
             if (names.isEmpty() || count <= 0) {
                 return;
             }

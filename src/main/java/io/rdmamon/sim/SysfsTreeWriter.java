@@ -82,7 +82,7 @@ public final class SysfsTreeWriter {
             throw new IllegalArgumentException("link layer is " + ETHERNET + " or " + INFINIBAND + ": " + linkLayer);
         }
         int slot = nextPciSlot++;
-        String pci = "devices/pci0000:00/0000:00:" + String.format("%02x", slot) + ".0/";
+        String pci = pciDir(slot);
         Path dir = root.resolve(pci + "infiniband/" + name);
         Device device = new Device(name, kind, dir, root.resolve("class/infiniband/" + name));
         SimDeviceFiles.writeIdentity(files, device.dir, kind, slot);
@@ -105,10 +105,8 @@ public final class SysfsTreeWriter {
 
     /** The device disappears as on a driver unload: first its class link, then its folder. */
     public synchronized void removeDevice(String name) {
-        Device device = devices.remove(name);
-        if (device == null) {
-            throw new IllegalArgumentException("no device " + name);
-        }
+        Device device = device(name);
+        devices.remove(name);
         files.removeLinkedTree(device.link, device.dir);
         counts.keySet().removeIf(file -> file.startsWith(device.dir));
     }
@@ -174,7 +172,7 @@ public final class SysfsTreeWriter {
         if (interfaces.containsKey(iface)) {
             throw new IllegalArgumentException("interface " + iface + " exists");
         }
-        String pci = "devices/pci0000:00/0000:00:" + String.format("%02x", nextPciSlot++) + ".0/net/" + iface;
+        String pci = pciDir(nextPciSlot++) + "net/" + iface;
         Path dir = root.resolve(pci);
         files.write(dir.resolve("operstate"), "up\n");
         files.write(dir.resolve("mtu"), "1500\n");
@@ -209,6 +207,10 @@ public final class SysfsTreeWriter {
             throw new IllegalArgumentException("no statistics file " + counter + " for interface " + iface);
         }
         return statistics.resolve(counter);
+    }
+
+    private static String pciDir(int slot) {
+        return "devices/pci0000:00/0000:00:" + String.format("%02x", slot) + ".0/";
     }
 
     private Device device(String name) {

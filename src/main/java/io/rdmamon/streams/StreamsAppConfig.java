@@ -170,11 +170,6 @@ public final class StreamsAppConfig extends AbstractConfig {
         }
     }
 
-    /** All defaults, with the given overrides: what tests and the replay command start from. */
-    public static StreamsAppConfig withOverrides(Map<String, ?> overrides) {
-        return new StreamsAppConfig(overrides);
-    }
-
     public DetectorConfig detectors() {
         return detectors;
     }

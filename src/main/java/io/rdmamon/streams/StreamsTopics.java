@@ -35,8 +35,7 @@ final class StreamsTopics {
         int replication = cfg.getInt(StreamsAppConfig.REPLICATION_FACTOR_CONFIG);
         Optional<Short> rf = replication < 0 ? Optional.empty() : Optional.of((short) replication);
         List<NewTopic> wanted = new ArrayList<>();
-        for (String name : List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(),
-                t.deadLetter())) {
+        for (String name : uncompacted(t)) {
             wanted.add(new NewTopic(name, Optional.of(partitions), rf));
         }
         wanted.add(new NewTopic(t.jobs(), Optional.of(partitions), rf)
@@ -74,10 +73,14 @@ final class StreamsTopics {
         String base = "kafka-topics.sh --bootstrap-server " + cfg.bootstrapServers() + " --create --if-not-exists"
                 + " --partitions " + partitions + " --topic ";
         StringBuilder out = new StringBuilder(base + t.jobs() + " --config cleanup.policy=compact\n");
-        for (String name : List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(),
-                t.deadLetter())) {
+        for (String name : uncompacted(t)) {
             out.append(base).append(name).append('\n');
         }
         return out.toString();
+    }
+
+    /** Every topic but the compacted jobs topic. */
+    private static List<String> uncompacted(StreamsAppConfig.TopicNames t) {
+        return List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter());
     }
 }

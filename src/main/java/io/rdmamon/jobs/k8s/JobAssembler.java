@@ -68,6 +68,12 @@ final class JobAssembler {
                 updatedAt, last.startedAt(), last.worldSize(), List.of(), last.labels());
     }
 
+    /** The same record at another time. */
+    static JobRecord withUpdatedAt(JobRecord r, long updatedAt) {
+        return new JobRecord(r.v(), r.uid(), r.job(), r.namespace(), r.state(), updatedAt, r.startedAt(),
+                r.worldSize(), r.ranks(), r.labels());
+    }
+
     static String state(List<TrainingPod> pods) {
         if (pods.stream().anyMatch(p -> p.state() == PodState.FAILED)) {
             return JobRecord.FAILED;

@@ -158,7 +158,7 @@ public final class JobsWatcher implements AutoCloseable {
             }
             if (last != null && next.updatedAt() <= last.updatedAt()) {
                 // the versioned job table orders a job's records by timestamp: keep them strictly increasing
-                next = withUpdatedAt(next, last.updatedAt() + 1);
+                next = JobAssembler.withUpdatedAt(next, last.updatedAt() + 1);
             }
             publisher.send(next, this::sendFailed);
             published.remember(next);
@@ -175,11 +175,6 @@ public final class JobsWatcher implements AutoCloseable {
             log.warn("job {} ({}/{}) state {} not published before shutdown", job.uid(), job.namespace(), job.job(),
                     job.state());
         }
-    }
-
-    private static JobRecord withUpdatedAt(JobRecord r, long updatedAt) {
-        return new JobRecord(r.v(), r.uid(), r.job(), r.namespace(), r.state(), updatedAt, r.startedAt(),
-                r.worldSize(), r.ranks(), r.labels());
     }
 
     /** Stops watching; what was handed to the producer is still delivered (up to 10 s). Idempotent. */

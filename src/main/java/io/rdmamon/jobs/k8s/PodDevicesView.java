@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,7 @@ import java.util.stream.Collectors;
 final class PodDevicesView implements JobAssembler.DeviceSource, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PodDevicesView.class);
     private static final Duration PARTITION_RETRY = Duration.ofSeconds(30);
+    private static final Deserializer<PodDeviceMap> DEVICE_MAPS = JsonSerde.of(PodDeviceMap.class).deserializer();
 
     private final Map<String, Map<String, PodDevices>> byNode = new ConcurrentHashMap<>();
     private final KafkaConsumer<String, byte[]> consumer;
@@ -145,7 +147,7 @@ final class PodDevicesView implements JobAssembler.DeviceSource, AutoCloseable {
             next = Map.of();
         } else {
             try {
-                PodDeviceMap map = JsonSerde.of(PodDeviceMap.class).deserializer().deserialize(topic, r.value());
+                PodDeviceMap map = DEVICE_MAPS.deserialize(topic, r.value());
                 if (map.v() != PodDeviceMap.VERSION) {
                     throw new SerializationException("unknown version " + map.v());
                 }

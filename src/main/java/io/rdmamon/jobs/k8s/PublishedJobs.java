@@ -71,12 +71,7 @@ final class PublishedJobs {
     }
 
     static boolean changed(JobRecord last, JobRecord next) {
-        return last == null || !withoutTime(last).equals(withoutTime(next));
-    }
-
-    private static JobRecord withoutTime(JobRecord r) {
-        return new JobRecord(r.v(), r.uid(), r.job(), r.namespace(), r.state(), 0, r.startedAt(), r.worldSize(),
-                r.ranks(), r.labels());
+        return last == null || !JobAssembler.withUpdatedAt(last, 0).equals(JobAssembler.withUpdatedAt(next, 0));
     }
 
     /**
