@@ -1,5 +1,7 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.support.Processes;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -118,10 +120,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-        }
+    public void close() {
+        Processes.stop(process, Duration.ofSeconds(30));
     }
 }

@@ -7,12 +7,12 @@ import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.KafkaOffsets;
+import io.rdmamon.support.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
@@ -36,8 +36,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-import java.util.stream.Collectors;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code rdmamon bench sizing}: what the central roles need for a cluster of a given size. A healthy cluster's records
@@ -245,7 +244,7 @@ public final class SizingBenchmark implements Callable<Integer> {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (true) {
             role.checkAlive();
-            Map<TopicPartition, Long> committed = committed(admin, group);
+            Map<TopicPartition, Long> committed = KafkaOffsets.committed(admin, group);
             if (lag(admin, committed, inputs) < records) {
                 // the stream app's group also holds its repartition topics: count the inputs only
                 return committed.entrySet().stream().filter(e -> inputs.contains(e.getKey().topic()))
@@ -259,7 +258,7 @@ public final class SizingBenchmark implements Callable<Integer> {
     }
 
     private static long lag(Admin admin, String group, Collection<String> inputs) throws Exception {
-        return lag(admin, committed(admin, group), inputs);
+        return lag(admin, KafkaOffsets.committed(admin, group), inputs);
     }
 
     /**
@@ -270,25 +269,10 @@ public final class SizingBenchmark implements Callable<Integer> {
             throws Exception {
         Set<String> topics = new HashSet<>(inputs);
         committed.keySet().forEach(p -> topics.add(p.topic()));
-        return endOffsets(admin, topics).entrySet().stream().mapToLong(e -> {
+        return KafkaOffsets.endOffsets(admin, topics).entrySet().stream().mapToLong(e -> {
             long marker = inputs.contains(e.getKey().topic()) ? 0 : 1;
             return Math.max(0, e.getValue() - committed.getOrDefault(e.getKey(), 0L) - marker);
         }).sum();
-    }
-
-    private static Map<TopicPartition, Long> endOffsets(Admin admin, Collection<String> topics) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest = admin.describeTopics(topics).allTopicNames().get().values().stream()
-                .flatMap(d -> d.partitions().stream().map(p -> new TopicPartition(d.name(), p.partition())))
-                .collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
-        return admin.listOffsets(latest).all().get().entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-    }
-
-    private static Map<TopicPartition, Long> committed(Admin admin, String group) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata().get();
-        return offsets.entrySet().stream().filter(e -> e.getValue() != null)
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     }
 
     private static String alertKind(byte[] json) {
@@ -301,25 +285,15 @@ public final class SizingBenchmark implements Callable<Integer> {
     }
 
     /** Reads the committed records of {@code topic} from the beginning; returns how many there were. */
-    private static long forEachRecord(String bootstrap, String topic, java.util.function.Consumer<byte[]> action) {
+    private long forEachRecord(String bootstrap, String topic, java.util.function.Consumer<byte[]> action)
+            throws TimeoutException {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long count = 0;
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                for (var record : consumer.poll(Duration.ofMillis(500))) {
-                    action.accept(record.value());
-                    count++;
-                }
-            }
-            return count;
+            return TopicReader.readToEnd(consumer, topic, Duration.ofSeconds(timeoutSeconds),
+                    record -> action.accept(record.value()));
         }
     }
 

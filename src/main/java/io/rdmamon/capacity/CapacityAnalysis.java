@@ -44,13 +44,15 @@ public final class CapacityAnalysis {
 
     public CapacityReport run() {
         Instant now = Instant.now();
+        // the heaviest query: its rows give both the link table and the link count of each node
+        List<Row> linkPercentiles = reader.rows(queries.linkPercentiles());
         return new CapacityReport(queries.retentionPolicy(), queries.windowLiteral(), now.toString(), idleBelow,
-                links(), nodes(), idleLinks(), busiestJobs(), busiestHours());
+                links(linkPercentiles), nodes(linkPercentiles), idleLinks(), busiestJobs(), busiestHours());
     }
 
-    private List<LinkUsage> links() {
+    private List<LinkUsage> links(List<Row> linkPercentiles) {
         Map<String, Row> peaks = byKey(reader.rows(queries.linkPeakHour()), CapacityAnalysis::linkKey);
-        return reader.rows(queries.linkPercentiles()).stream()
+        return linkPercentiles.stream()
                 .map(r -> {
                     Row peak = peaks.get(linkKey(r));
                     return new LinkUsage(r.tag("node"), r.tag("device"), r.tag("port"), r.number("p50"),
@@ -64,8 +66,8 @@ public final class CapacityAnalysis {
                 .toList();
     }
 
-    private List<NodeUsage> nodes() {
-        Map<String, Long> linksPerNode = reader.rows(queries.linkPercentiles()).stream()
+    private List<NodeUsage> nodes(List<Row> linkPercentiles) {
+        Map<String, Long> linksPerNode = linkPercentiles.stream()
                 .collect(Collectors.groupingBy(r -> r.tag("node"), Collectors.counting()));
         Map<String, Row> peaks = byKey(reader.rows(queries.nodePeakHour()), r -> r.tag("node"));
         return reader.rows(queries.nodePercentiles()).stream()

@@ -3,7 +3,6 @@ package io.rdmamon.capacity;
 import io.rdmamon.capacity.CapacityReport.HourOfDay;
 import io.rdmamon.capacity.CapacityReport.IdleLink;
 import io.rdmamon.capacity.CapacityReport.JobDemand;
-import io.rdmamon.capacity.CapacityReport.LinkUsage;
 import io.rdmamon.capacity.CapacityReport.NodeUsage;
 
 import java.util.ArrayList;

@@ -1,8 +1,7 @@
 package io.rdmamon.capacity;
 
+import io.rdmamon.influx.InfluxQl;
 import org.influxdb.InfluxDB;
-import org.influxdb.InfluxDBException;
-import org.influxdb.dto.Query;
 import org.influxdb.dto.QueryResult;
 
 import java.time.Instant;
@@ -10,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /** Runs one InfluxQL query and flattens its series into rows of tags and column values (times in epoch ms). */
 final class SeriesReader {
@@ -40,14 +38,7 @@ final class SeriesReader {
     }
 
     List<Row> rows(String query) {
-        QueryResult result = influx.query(new Query(query, database), TimeUnit.MILLISECONDS);
-        String error = result.getError();
-        if (error == null && result.getResults() != null && !result.getResults().isEmpty()) {
-            error = result.getResults().get(0).getError();
-        }
-        if (error != null) {
-            throw new InfluxDBException(error + " (query: " + query + ")");
-        }
+        QueryResult result = InfluxQl.query(influx, database, query);
         List<Row> rows = new ArrayList<>();
         if (result.getResults() == null || result.getResults().get(0).getSeries() == null) {
             return rows;

@@ -1,21 +1,20 @@
 package io.rdmamon.influx;
 
+import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.Processes;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -129,15 +128,7 @@ public final class InfluxdProcess implements AutoCloseable {
         if (process == null) {
             return;
         }
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, Duration.ofSeconds(20));
         process = null;
     }
 
@@ -149,13 +140,7 @@ public final class InfluxdProcess implements AutoCloseable {
         } catch (IllegalStateException e) {
             // the JVM is already shutting down
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            // a leftover temp dir is harmless; the server is already stopped
-        }
+        FileTrees.deleteQuietly(dir);
     }
 
     /** The last lines of the server's own log, for failure messages. */
@@ -169,33 +154,13 @@ public final class InfluxdProcess implements AutoCloseable {
     }
 
     private void awaitPing() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        HttpRequest ping = HttpRequest.newBuilder(URI.create(url() + "/ping")).timeout(Duration.ofSeconds(2)).build();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("influxd exited with " + process.exitValue() + " during start:\n"
-                        + logTail());
-            }
-            try {
-                if (http.send(ping, HttpResponse.BodyHandlers.discarding()).statusCode() == 204) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for influxd", e);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for influxd", e);
-            }
+        try {
+            Processes.awaitHttp(process, "influxd", http, URI.create(url() + "/ping"), 204, START_TIMEOUT,
+                    this::logTail);
+        } catch (IllegalStateException e) {
+            stop();
+            throw e;
         }
-        stop();
-        throw new IllegalStateException("influxd did not answer /ping on " + url() + " within " + START_TIMEOUT
-                + ":\n" + logTail());
     }
 
     /** Only the HTTP API, bound to loopback; every other listener and all phoning home off. */

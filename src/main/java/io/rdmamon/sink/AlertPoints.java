@@ -5,6 +5,7 @@ import org.influxdb.dto.Point;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import static io.rdmamon.influx.Schema.*;
 
@@ -14,6 +15,7 @@ import static io.rdmamon.influx.Schema.*;
  * the {@code status} tag, so they never overwrite each other.
  */
 final class AlertPoints implements PointConverter<Alert> {
+    private static final Pattern SINGLE_RANK = Pattern.compile("\\d{1,6}");
 
     @Override
     public Class<Alert> type() {
@@ -54,6 +56,6 @@ final class AlertPoints implements PointConverter<Alert> {
 
     /** Only one rank number is a tag; a list ("4,5") or free text stays in the {@code ranks} field. */
     private static String singleRank(String ranks) {
-        return ranks != null && ranks.strip().matches("\\d{1,6}") ? ranks.strip() : null;
+        return ranks != null && SINGLE_RANK.matcher(ranks.strip()).matches() ? ranks.strip() : null;
     }
 }

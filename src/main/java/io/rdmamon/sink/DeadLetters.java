@@ -1,15 +1,10 @@
 package io.rdmamon.sink;
 
-import io.rdmamon.model.Json;
 import io.rdmamon.model.DeadLetter;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -38,7 +33,7 @@ final class DeadLetters implements AutoCloseable {
         List<Future<?>> sent = new ArrayList<>(letters.size());
         try {
             for (Letter letter : letters) {
-                sent.add(producer.send(toRecord(letter)));
+                sent.add(producer.send(DeadLetter.of(topic, letter.record(), letter.reason())));
             }
             for (Future<?> future : sent) {
                 future.get();
@@ -51,10 +46,6 @@ final class DeadLetters implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new RetriableException("interrupted while writing to dead-letter topic " + topic, e);
         }
-    }
-
-    private ProducerRecord<byte[], byte[]> toRecord(Letter letter) {
-        return DeadLetter.of(topic, letter.record(), letter.reason());
     }
 
     @Override

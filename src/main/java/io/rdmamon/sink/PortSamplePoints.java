@@ -7,11 +7,16 @@ import org.influxdb.dto.Point;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 import static io.rdmamon.influx.Schema.*;
 
 /** {@link PortSample} → one {@code rdma_port} point plus one {@code rdma_port_errors} point per counter increment. */
 final class PortSamplePoints implements PointConverter<PortSample> {
+    // compiled once: activeFlag runs for every port sample and link health record
+    private static final Pattern SYSFS_NUMBER = Pattern.compile("^\\d+\\s*:\\s*");
+    private static final Pattern EADM_NUMBER = Pattern.compile("\\s*\\(\\d+\\)$");
+    private static final Pattern PORT_PREFIX = Pattern.compile("^PORT_");
 
     @Override
     public Class<PortSample> type() {
@@ -55,10 +60,10 @@ final class PortSamplePoints implements PointConverter<PortSample> {
         if (state == null || state.isBlank()) {
             return null;
         }
-        String name = state.strip().toUpperCase(Locale.ROOT)
-                .replaceFirst("^\\d+\\s*:\\s*", "")
-                .replaceFirst("\\s*\\(\\d+\\)$", "")
-                .replaceFirst("^PORT_", "");
+        String name = state.strip().toUpperCase(Locale.ROOT);
+        name = SYSFS_NUMBER.matcher(name).replaceFirst("");
+        name = EADM_NUMBER.matcher(name).replaceFirst("");
+        name = PORT_PREFIX.matcher(name).replaceFirst("");
         return name.equals("ACTIVE") ? 1L : 0L;
     }
 }

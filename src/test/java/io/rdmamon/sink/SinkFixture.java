@@ -7,16 +7,14 @@ import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.influx.InfluxSetup;
 import io.rdmamon.influx.InfluxdProcess;
 import io.rdmamon.model.Json;
+import io.rdmamon.support.KafkaOffsets;
 import io.rdmamon.testing.LocalInfluxd;
 import io.rdmamon.testing.SharedKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.influxdb.InfluxDB;
@@ -117,10 +115,7 @@ final class SinkFixture implements AutoCloseable {
     /** The end offsets of {@code topic}, summed over its partitions (a transaction marker counts as one). */
     long endOffset(String topic) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            partitions.forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+            return KafkaOffsets.endOffsets(admin, List.of(topic)).values().stream().mapToLong(Long::longValue).sum();
         } catch (Exception e) {
             throw new IllegalStateException("cannot read the end offsets of " + topic, e);
         }
@@ -145,11 +140,9 @@ final class SinkFixture implements AutoCloseable {
 
     long committed(String group, String topic) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get();
-            return offsets.entrySet().stream()
-                    .filter(e -> e.getKey().toString().startsWith(topic + "-") && e.getValue() != null)
-                    .mapToLong(e -> e.getValue().offset()).sum();
+            return KafkaOffsets.committed(admin, group).entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(topic))
+                    .mapToLong(Map.Entry::getValue).sum();
         } catch (Exception e) {
             throw new IllegalStateException("cannot read committed offsets of " + group, e);
         }

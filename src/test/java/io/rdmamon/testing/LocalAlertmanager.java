@@ -1,7 +1,9 @@
 package io.rdmamon.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rdmamon.model.Json;
+import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.Processes;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,10 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real Alertmanager (Debian's {@code prometheus-alertmanager}, installed by {@code scripts/test}) on a loopback port,
@@ -29,7 +28,6 @@ import java.util.stream.Stream;
 public final class LocalAlertmanager implements AutoCloseable {
     public static final String BINARY = "prometheus-alertmanager";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final Path dir;
     private final int port;
@@ -82,7 +80,7 @@ public final class LocalAlertmanager implements AutoCloseable {
             throw new IllegalStateException(BINARY + " cannot be started (" + e.getMessage() + "): run scripts/test, "
                     + "which installs it (apt-get install -y prometheus-alertmanager)", e);
         }
-        awaitReady();
+        Processes.awaitHttp(process, BINARY, http, url().resolve("/-/ready"), 200, READY_TIMEOUT, this::log);
         return this;
     }
 
@@ -90,14 +88,7 @@ public final class LocalAlertmanager implements AutoCloseable {
         if (process == null) {
             return;
         }
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, Duration.ofSeconds(10));
         process = null;
     }
 
@@ -124,44 +115,12 @@ public final class LocalAlertmanager implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp dir left behind is harmless
-        }
-    }
-
-    private void awaitReady() {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(BINARY + " exited with " + process.exitValue() + ": " + log());
-            }
-            try {
-                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(url().resolve("/-/ready")).build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (response.statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // still starting
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException(BINARY + " not ready after " + READY_TIMEOUT + ": " + log());
+        FileTrees.deleteQuietly(dir);
     }
 
     private JsonNode getJson(String path) {
         try {
-            return MAPPER.readTree(get(path));
+            return Json.MAPPER.readTree(get(path));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,7 +4,6 @@ import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxdProcess;
 import org.influxdb.InfluxDB;
 import org.influxdb.InfluxDBFactory;
-import org.influxdb.dto.Query;
 import org.influxdb.dto.QueryResult;
 
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Real InfluxDB 1.x servers for tests (Debian's {@code influxd}, installed by {@code scripts/test}): one shared server
@@ -56,11 +54,7 @@ public final class LocalInfluxd {
 
     /** Every row of the first series as column → value, times as epoch ms (numbers come back as doubles). */
     public static List<Map<String, Object>> rowMaps(InfluxDB influx, String database, String query) {
-        QueryResult result = influx.query(new Query(query, database), TimeUnit.MILLISECONDS);
-        if (result.hasError() || result.getResults().get(0).hasError()) {
-            throw new IllegalStateException(query + ": " + (result.hasError() ? result.getError()
-                    : result.getResults().get(0).getError()));
-        }
+        QueryResult result = InfluxQl.query(influx, database, query);
         List<QueryResult.Series> series = result.getResults().get(0).getSeries();
         if (series == null || series.isEmpty()) {
             return List.of();

@@ -1,5 +1,6 @@
 package io.rdmamon.testing;
 
+import io.rdmamon.sim.SysfsTreeWriter;
 import org.junit.jupiter.api.extension.AnnotatedElementContext;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDirFactory;
@@ -12,13 +13,9 @@ import java.nio.file.Path;
  * else the default. For tests that rewrite many small files: on ext4 each rename over an existing file flushes data.
  */
 public final class TmpfsTempDir implements TempDirFactory {
-    private static final Path SHM = Path.of("/dev/shm");
 
     @Override
     public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext context) throws Exception {
-        if (Files.isDirectory(SHM) && Files.isWritable(SHM)) {
-            return Files.createTempDirectory(SHM, "rdmamon-test-");
-        }
-        return Files.createTempDirectory("rdmamon-test-");
+        return Files.createTempDirectory(SysfsTreeWriter.preferredTempRoot(), "rdmamon-test-");
     }
 }

@@ -1,9 +1,9 @@
 package io.rdmamon.testing;
 
+import io.rdmamon.support.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 
 /** Reads a whole topic, up to its end offsets at the time of the call, so that duplicates show as well as gaps. */
 public final class TopicContent {
@@ -24,20 +25,11 @@ public final class TopicContent {
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
                 new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.currentTimeMillis() > deadline) {
-                    throw new AssertionError("could not read " + topic + " to its end offsets " + end);
-                }
-                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
+            TopicReader.readToEnd(consumer, topic, Duration.ofSeconds(60), out::add);
             return out;
+        } catch (TimeoutException e) {
+            throw new AssertionError(e.getMessage(), e);
         }
     }
 
