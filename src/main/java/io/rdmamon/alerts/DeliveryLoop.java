@@ -1,5 +1,6 @@
 package io.rdmamon.alerts;
 
+import io.rdmamon.support.Excerpt;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -242,8 +243,7 @@ final class DeliveryLoop implements Runnable {
     }
 
     private static String preview(byte[] value) {
-        String text = new String(value, java.nio.charset.StandardCharsets.UTF_8);
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
+        return Excerpt.of(new String(value, java.nio.charset.StandardCharsets.UTF_8), 200);
     }
 
     private record Pending(ConsumerRecord<byte[], byte[]> record, AlertMessage message) {

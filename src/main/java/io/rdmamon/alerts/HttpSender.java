@@ -1,5 +1,6 @@
 package io.rdmamon.alerts;
 
+import io.rdmamon.support.Excerpt;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -100,8 +101,7 @@ final class HttpSender {
         if (body == null) {
             return "";
         }
-        String oneLine = body.strip();
-        return oneLine.length() <= MAX_BODY_CHARS ? oneLine : oneLine.substring(0, MAX_BODY_CHARS) + "...";
+        return Excerpt.of(body.strip(), MAX_BODY_CHARS);
     }
 
     private record Answer(Verdict verdict, int status, String body) {

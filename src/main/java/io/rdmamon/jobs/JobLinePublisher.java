@@ -1,5 +1,6 @@
 package io.rdmamon.jobs;
 
+import io.rdmamon.support.Excerpt;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.RecordParser;
 import org.apache.kafka.clients.producer.Producer;
@@ -62,6 +63,6 @@ final class JobLinePublisher {
     }
 
     private static String excerpt(String text) {
-        return text.length() <= EXCERPT ? text : text.substring(0, EXCERPT) + "...";
+        return Excerpt.of(text, EXCERPT);
     }
 }

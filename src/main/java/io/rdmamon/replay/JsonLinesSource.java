@@ -1,5 +1,6 @@
 package io.rdmamon.replay;
 
+import io.rdmamon.support.Excerpt;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
@@ -93,8 +94,7 @@ final class JsonLinesSource implements Closeable {
 
     private ReplayRecord skip(String origin, String reason, String line) {
         badLines.increment();
-        String text = line.length() > MAX_TEXT_LOGGED ? line.substring(0, MAX_TEXT_LOGGED) + "..." : line;
-        log.warn("{}: skipped, {}: {}", origin, reason, text);
+        log.warn("{}: skipped, {}: {}", origin, reason, Excerpt.of(line, MAX_TEXT_LOGGED));
         return null;
     }
 

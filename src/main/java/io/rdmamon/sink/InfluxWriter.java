@@ -1,5 +1,6 @@
 package io.rdmamon.sink;
 
+import io.rdmamon.support.Excerpt;
 import io.rdmamon.influx.InfluxSettings;
 import org.influxdb.InfluxDB;
 import org.influxdb.InfluxDBException;
@@ -91,6 +92,6 @@ final class InfluxWriter {
         if (text == null) {
             return "(no message)";
         }
-        return text.length() <= 500 ? text : text.substring(0, 500) + "...";
+        return Excerpt.of(text, 500);
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmamon.sink;
 
+import io.rdmamon.support.Excerpt;
 import com.fasterxml.jackson.core.JacksonException;
 import io.rdmamon.model.Json;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -97,7 +98,6 @@ final class RecordRouter {
         if (value == null) {
             return "null";
         }
-        String text = new String(value, StandardCharsets.UTF_8);
-        return text.length() <= EXCERPT_CHARS ? text : text.substring(0, EXCERPT_CHARS) + "...";
+        return Excerpt.of(new String(value, StandardCharsets.UTF_8), EXCERPT_CHARS);
     }
 }

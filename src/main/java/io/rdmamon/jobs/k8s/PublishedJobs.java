@@ -1,10 +1,10 @@
 package io.rdmamon.jobs.k8s;
 
+import io.rdmamon.support.TopicReader;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.JsonSerde;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
@@ -83,39 +82,28 @@ final class PublishedJobs {
                                   Duration timeout) throws TimeoutException {
         PublishedJobs published = new PublishedJobs();
         var deserializer = JsonSerde.of(JobRecord.class).deserializer();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int skipped = 0;
+        int[] skipped = {0};
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(readerSettings)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("could not read " + topic + " to its end " + end + " in " + timeout);
+            TopicReader.readToEnd(consumer, topic, timeout, r -> {
+                if (!ours(r)) {
+                    return;
                 }
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (!ours(r)) {
-                        continue;
-                    }
-                    if (r.value() == null) {
-                        published.live.remove(r.key());
-                        continue;
-                    }
-                    try {
-                        JobRecord job = deserializer.deserialize(topic, r.value());
-                        if (namespace == null || namespace.equals(job.namespace())) {
-                            published.remember(job);
-                        }
-                    } catch (SerializationException e) {
-                        skipped++;
-                    }
+                if (r.value() == null) {
+                    published.live.remove(r.key());
+                    return;
                 }
-            }
+                try {
+                    JobRecord job = deserializer.deserialize(topic, r.value());
+                    if (namespace == null || namespace.equals(job.namespace())) {
+                        published.remember(job);
+                    }
+                } catch (SerializationException e) {
+                    skipped[0]++;
+                }
+            });
         }
-        if (skipped > 0) {
-            log.warn("{} unreadable records of this watcher on {} ignored while reading back", skipped, topic);
+        if (skipped[0] > 0) {
+            log.warn("{} unreadable records of this watcher on {} ignored while reading back", skipped[0], topic);
         }
         log.info("read back {} live jobs from {}", published.size(), topic);
         return published;
