@@ -148,10 +148,13 @@ class KafkaSampleSinkOutageTest {
         List<Integer> missing = IntStream.range(0, passes * KEYS).filter(i -> !received.contains(i)).boxed().toList();
         assertThat((double) missing.size()).isEqualTo(registry.get(PublishMetrics.DROPPED).counter().count());
         assertThat(received).as("the newest records arrive").contains(passes * KEYS - 1);
-        assertThat(missing).as("the dropped records are one run of the oldest not yet handed to the producer")
-                .containsExactlyElementsOf(IntStream.range(missing.get(0), missing.get(0) + missing.size()).boxed()
-                        .toList());
-        assertThat(missing.get(0)).as("only the few records already handed over are older").isLessThan(KEYS * 5);
+        // Oldest first: every record newer than the newest dropped one arrives (that is how it is defined), and of
+        // the older ones only the few the sender had claimed from the producer's window survive. Which ones those are
+        // depends on when the sender thread got its turn (record 0, or the oldest left after a first run of drops).
+        int newestDropped = missing.get(missing.size() - 1);
+        assertThat(received.headSet(newestDropped))
+                .as("records older than the newest dropped one that arrived: only those handed to the producer")
+                .hasSizeLessThan(KEYS * 5);
         assertPublishNeverWaited();
     }
 
