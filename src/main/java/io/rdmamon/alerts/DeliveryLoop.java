@@ -47,6 +47,8 @@ final class DeliveryLoop implements Runnable {
     /** Partitions revoked since the current batch was polled: their records now belong to another consumer. */
     private final Set<TopicPartition> revoked = new HashSet<>();
     private final Map<TopicPartition, OffsetAndMetadata> toCommit = new HashMap<>();
+    /** Offset last committed per partition; read and written on the consuming thread only. */
+    private final Map<TopicPartition, Long> lastCommitted = new HashMap<>();
     private volatile boolean running = true;
 
     /** @param keepAlive re-posts firing incidents; null when the receiver remembers them itself */
@@ -122,7 +124,7 @@ final class DeliveryLoop implements Runnable {
             }
         }
         send(run);
-        commit();
+        commitPositions();
     }
 
     /** Sends in order until all are accepted or rejected, waiting out failures; gives up records no longer owned. */
@@ -224,12 +226,35 @@ final class DeliveryLoop implements Runnable {
         }
         try {
             consumer.commitSync(toCommit);
+            toCommit.forEach((partition, offset) -> lastCommitted.put(partition, offset.offset()));
         } catch (CommitFailedException e) {
             // the group moved on without us: the new owner delivers these records again (harmless, see docs)
             log.warn("{}: offsets not committed, the records will be delivered again: {}", receiver.name(),
                     e.getMessage());
         }
         toCommit.clear();
+    }
+
+    /**
+     * Once a whole poll is delivered: the stream app writes the alerts topic in transactions, and the commit marker
+     * after its last record is past {@code offset + 1}. The consumer's position is past the marker once it has been
+     * read (in the same poll or an empty one later); committing it lets consumer-lag tools show 0, not 1, for a
+     * delivery that is up to date. Every record before the position is delivered by now (records returned while
+     * waiting out a failure were rewound), and only partitions committed before are looked at, whose position is
+     * known without a request.
+     */
+    private void commitPositions() {
+        toCommit.keySet().removeIf(revoked::contains);
+        lastCommitted.keySet().retainAll(consumer.assignment());
+        lastCommitted.keySet().removeIf(revoked::contains);
+        for (TopicPartition partition : lastCommitted.keySet()) {
+            long position = consumer.position(partition);
+            OffsetAndMetadata finished = toCommit.get(partition);
+            if (position > Math.max(lastCommitted.get(partition), finished == null ? 0 : finished.offset())) {
+                toCommit.put(partition, new OffsetAndMetadata(position));
+            }
+        }
+        commit();
     }
 
     /** Progress made after {@link #stop()} interrupted a commit; anything uncommitted is simply delivered again. */

@@ -3,12 +3,16 @@ package io.rdmamon.alerts;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.testing.SharedKafka;
+import io.rdmamon.support.KafkaOffsets;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -53,6 +57,32 @@ final class AlertFixtures {
                 }
             }
             producer.flush();
+        }
+    }
+
+    /** The alerts in one transaction, as the stream app writes them: a commit marker follows the last one. */
+    static void produceInTransaction(String topic, Alert... alerts) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers(),
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "alerts-test-tx-" + topic,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (Alert alert : alerts) {
+                producer.send(new ProducerRecord<>(topic, alert.id(), Json.toString(alert)));
+            }
+            producer.commitTransaction();
+        }
+    }
+
+    /** The offset {@code group} has committed on partition 0 of {@code topic}; -1 without a commit. */
+    static long committed(String group, String topic) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                SharedKafka.bootstrapServers()))) {
+            return KafkaOffsets.committed(admin, group).getOrDefault(new TopicPartition(topic, 0), -1L);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the offsets of group " + group, e);
         }
     }
 

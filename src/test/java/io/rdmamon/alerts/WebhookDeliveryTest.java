@@ -59,6 +59,21 @@ class WebhookDeliveryTest {
     }
 
     @Test
+    void shouldCommitPastTheTransactionMarkerWhenTheAlertsAreWrittenInATransaction() {
+        String topic = topics();
+        Alert first = firing("inc-1-" + topic, "j");
+        Alert second = firing("inc-2-" + topic, "j");
+        try (RecordingWebhook webhook = new RecordingWebhook((attempt, request) -> RecordingWebhook.Response.OK);
+             AlertDelivery ignored = start(topic, webhook, Map.of())) {
+            AlertFixtures.produceInTransaction(topic, first, second);
+            await().atMost(WAIT).untilAsserted(() -> assertThat(webhook.accepted()).hasSize(2));
+            // 2 alerts and the commit marker: a delivery that is up to date shows a lag of 0, not 1
+            await().atMost(WAIT).until(() -> AlertFixtures.committed("g-" + topic + "-webhook", topic) == 3);
+            assertThat(webhook.acceptedBodies()).containsExactly(Json.toString(first), Json.toString(second));
+        }
+    }
+
+    @Test
     void shouldRetryAndDeliverEachRecordOnceWhenWebhookAnswers503() {
         String topic = topics();
         List<Alert> alerts = IntStream.range(0, 5).mapToObj(i -> firing("inc-" + i + "-" + topic, "j")).toList();
