@@ -4,9 +4,10 @@ import io.rdmamon.metrics.MetricsEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import io.rdmamon.config.ConfigOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -14,12 +15,12 @@ import java.util.concurrent.Callable;
 /** {@code rdmamon alerts}: delivers {@code rdma.alerts} to Alertmanager and/or a webhook until stopped. */
 @Command(name = "alerts", mixinStandardHelpOptions = true,
         description = {"Deliver the alerts topic to Alertmanager (v2 API) and/or a generic webhook.",
-                "Settings: defaults < --config file < RDMAMON_* environment < flags; see 'rdmamon config show alerts'."})
+                "Settings: defaults < --config file < RDMAMON_* environment < --set < flags; see 'rdmamon config show alerts'."})
 public final class AlertsCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(AlertsCommand.class);
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file with alerts.* and kafka.* keys.")
-    Path configFile;
+    @Mixin
+    ConfigOptions options;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT,...", description = "Kafka brokers (kafka.bootstrap.servers).")
     String bootstrapServers;
@@ -33,11 +34,11 @@ public final class AlertsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>();
+        Map<String, Object> flags = new HashMap<>(options.overrides);
         flags.put(AlertsConfig.KAFKA_PREFIX + "bootstrap.servers", bootstrapServers);
         flags.put(AlertsConfig.ALERTMANAGER_URL_CONFIG, alertmanagerUrl);
         flags.put(AlertsConfig.WEBHOOK_URL_CONFIG, webhookUrl);
-        AlertsConfig config = AlertsConfig.load(configFile, System.getenv(), flags);
+        AlertsConfig config = AlertsConfig.load(options.file, System.getenv(), flags);
         try (MetricsEndpoint metrics = new MetricsEndpoint();
              AlertDelivery delivery = AlertDelivery.start(config, metrics.registry())) {
             metrics.serve(config.getString(AlertsConfig.METRICS_BIND_CONFIG),

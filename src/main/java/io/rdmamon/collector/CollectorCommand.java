@@ -17,6 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import io.rdmamon.config.ConfigOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -47,8 +49,8 @@ public final class CollectorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (see collector/collector.properties).")
-    Path configFile;
+    @Mixin
+    ConfigOptions options;
 
     @Option(names = "--once", description = "No Kafka: read twice, one interval apart, and print the second pass's "
             + "records as JSON lines on stdout.")
@@ -77,7 +79,7 @@ public final class CollectorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>();
+        Map<String, Object> flags = new HashMap<>(options.overrides);
         flags.put(CollectorConfig.SYSFS_ROOT_CONFIG, sysfsRoot == null ? null : sysfsRoot.toString());
         flags.put(CollectorConfig.INTERVAL_MS_CONFIG, interval == null ? null : interval.toMillis());
         flags.put(CollectorConfig.NODE_CONFIG, node);
@@ -85,7 +87,7 @@ public final class CollectorCommand implements Callable<Integer> {
         flags.put(CollectorConfig.METRICS_PORT_CONFIG, metricsPort);
         flags.put(PublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         Map<String, String> env = System.getenv();
-        CollectorConfig config = CollectorConfig.load(configFile, env, flags);
+        CollectorConfig config = CollectorConfig.load(options.file, env, flags);
         Path root = config.sysfsRoot();
         if (!Files.isDirectory(root)) {
             throw new ConfigException(CollectorConfig.SYSFS_ROOT_CONFIG, root.toString(), "no such directory");

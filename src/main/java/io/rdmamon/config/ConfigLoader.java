@@ -7,7 +7,10 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -20,7 +23,7 @@ import java.util.Properties;
  * <p>Environment: key {@code collector.interval.ms} is read from {@code RDMAMON_COLLECTOR_INTERVAL_MS}. Keys under a
  * pass-through prefix (e.g. {@code kafka.}) are taken from any {@code RDMAMON_KAFKA_*} variable: {@code
  * RDMAMON_KAFKA_SASL_JAAS_CONFIG} sets {@code kafka.sasl.jaas.config}. Secrets can also stay in files through Kafka's
- * config providers ({@code config.providers=file} and {@code ${file:/path:key}} values).
+ * config providers ({@code kafka.config.providers=file} and {@code ${file:/path:key}} values).
  */
 public final class ConfigLoader {
     public static final String ENV_PREFIX = "RDMAMON_";
@@ -32,8 +35,11 @@ public final class ConfigLoader {
                                            Map<String, ?> flags, String... passThroughPrefixes) {
         Map<String, Object> merged = new HashMap<>();
         if (file != null) {
-            merged.putAll(readProperties(file));
+            Map<String, Object> fromFile = readProperties(file);
+            rejectUnknown(def, fromFile.keySet(), "in " + file, passThroughPrefixes);
+            merged.putAll(fromFile);
         }
+        rejectUnknown(def, flags.keySet(), "on the command line", passThroughPrefixes);
         for (String key : def.names()) {
             String value = env.get(envName(key));
             if (value != null) {
@@ -55,6 +61,24 @@ public final class ConfigLoader {
             }
         });
         return merged;
+    }
+
+    /**
+     * A misspelt key would otherwise be ignored and its default used without a word. Environment variables are not
+     * checked: the environment holds much else that merely shares the prefix.
+     */
+    private static void rejectUnknown(ConfigDef def, Collection<String> keys, String where,
+                                      String... passThroughPrefixes) {
+        List<String> unknown = keys.stream()
+                .filter(key -> !def.names().contains(key))
+                .filter(key -> Arrays.stream(passThroughPrefixes).noneMatch(key::startsWith))
+                .sorted().toList();
+        if (!unknown.isEmpty()) {
+            throw new ConfigException("unknown setting" + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
+                    + " " + where + "; 'rdmamon config show ROLE' lists the keys"
+                    + (passThroughPrefixes.length > 0 ? ", and Kafka client settings go under "
+                    + String.join(" or ", passThroughPrefixes) : ""));
+        }
     }
 
     /** {@code collector.interval.ms} → {@code RDMAMON_COLLECTOR_INTERVAL_MS}. */

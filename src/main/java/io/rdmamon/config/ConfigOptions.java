@@ -8,7 +8,7 @@ import java.util.Map;
 
 /** The configuration flags every role shares: {@code --config FILE} and repeated {@code --set key=value}. */
 public final class ConfigOptions {
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in 'rdmamon config show').")
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file (keys as in 'rdmamon config show').")
     public Path file;
 
     @Option(names = {"-s", "--set"}, paramLabel = "KEY=VALUE",

@@ -8,6 +8,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import io.rdmamon.config.ConfigOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -37,8 +39,8 @@ public final class JobsPublishCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE|-", description = "JSON lines file, or - for standard input.")
     String source;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (jobs.* and kafka.* keys).")
-    Path config;
+    @Mixin
+    ConfigOptions options;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]", description = "Kafka brokers.")
     String bootstrapServers;
@@ -48,10 +50,10 @@ public final class JobsPublishCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>();
+        Map<String, Object> flags = new HashMap<>(options.overrides);
         flags.put(JobsPublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(JobsPublishConfig.TOPIC_CONFIG, topic);
-        JobsPublishConfig cfg = new JobsPublishConfig(ConfigLoader.load(JobsPublishConfig.CONFIG_DEF, config,
+        JobsPublishConfig cfg = new JobsPublishConfig(ConfigLoader.load(JobsPublishConfig.CONFIG_DEF, options.file,
                 System.getenv(), flags, JobsPublishConfig.KAFKA_PREFIX));
         PrintWriter err = spec.commandLine().getErr();
         if (!"-".equals(source) && !Files.isRegularFile(Path.of(source))) {

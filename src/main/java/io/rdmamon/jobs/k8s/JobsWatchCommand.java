@@ -5,9 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.rdmamon.metrics.MetricsEndpoint;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
+import io.rdmamon.config.ConfigOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -21,11 +22,11 @@ import java.util.concurrent.Callable;
                 "  rdmamon jobs watch -c jobs-watch.properties --namespace training",
                 "",
                 "Kubernetes access as kubectl's: the pod's service account in a cluster, else KUBECONFIG or "
-                        + "~/.kube/config. Settings: defaults < --config file < RDMAMON_* environment < flags; see "
+                        + "~/.kube/config. Settings: defaults < --config file < RDMAMON_* environment < --set < flags; see "
                         + "'rdmamon config show jobs-watch'."})
 public final class JobsWatchCommand implements Callable<Integer> {
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file with jobs.* and kafka.* keys.")
-    Path configFile;
+    @Mixin
+    ConfigOptions options;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT,...", description = "Kafka brokers (kafka.bootstrap.servers).")
     String bootstrapServers;
@@ -44,12 +45,12 @@ public final class JobsWatchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>();
+        Map<String, Object> flags = new HashMap<>(options.overrides);
         flags.put(JobsWatchConfig.KAFKA_PREFIX + ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(JobsWatchConfig.NAMESPACE_CONFIG, namespace);
         flags.put(JobsWatchConfig.LABEL_SELECTOR_CONFIG, selector);
         flags.put(JobsWatchConfig.JOB_LABEL_CONFIG, jobLabel);
-        JobsWatchConfig config = JobsWatchConfig.load(configFile, System.getenv(), flags);
+        JobsWatchConfig config = JobsWatchConfig.load(options.file, System.getenv(), flags);
         try (MetricsEndpoint metrics = new MetricsEndpoint();
              KubernetesClient client = new KubernetesClientBuilder().build();
              JobsWatcher watcher = JobsWatcher.start(config, client, metrics.registry())) {
