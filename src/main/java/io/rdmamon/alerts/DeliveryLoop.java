@@ -246,7 +246,6 @@ final class DeliveryLoop implements Runnable {
     private void commitPositions() {
         toCommit.keySet().removeIf(revoked::contains);
         lastCommitted.keySet().retainAll(consumer.assignment());
-        lastCommitted.keySet().removeIf(revoked::contains);
         for (TopicPartition partition : lastCommitted.keySet()) {
             long position = consumer.position(partition);
             OffsetAndMetadata finished = toCommit.get(partition);
@@ -288,6 +287,8 @@ final class DeliveryLoop implements Runnable {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             revoked.addAll(partitions);
+            // assigned again later, a partition has no position until it is fetched: commitPositions skips it till then
+            lastCommitted.keySet().removeAll(partitions);
             if (keepAlive != null) {
                 keepAlive.revoked(partitions);
             }

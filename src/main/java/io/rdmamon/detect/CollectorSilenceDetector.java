@@ -39,6 +39,9 @@ import java.util.Set;
  * threshold late, the nodes whose samples are still queued (on a partition read later, or on an instance further
  * behind) would look silent, so silence is not judged until samples are on time again. A node whose samples stay
  * late beyond {@code streams.collector.silent.catchup.max.ms} has a clock behind, and stops counting as catch-up.
+ * A catch-up ends with an on-time sample, not with time alone: a task that gets nothing for a while in the middle of
+ * one (seen in the sizing benchmark: one task of six starved for 15 s, and all its 41 nodes looked silent) is still
+ * behind; only after {@code catchup.max.ms} without any sample is silence judged again.
  * Below the threshold, lateness still lengthens the wait: samples a few seconds behind come in bursts, one upstream
  * partition after the other, so silence is judged after the threshold plus the highest recent lateness. This is never a stall: {@link StallDetector} treats a silent node's ports
  * as unknown.
@@ -57,6 +60,13 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     /** Node → wall time since which its samples arrive late; in memory, like arrivedAt. */
     private final Map<String, Long> lateSince = new HashMap<>();
     private long catchingUpUntil;
+    /**
+     * The last heartbeat that counts for catch-up was late: this task is behind until an on-time one arrives. A task
+     * can get nothing at all for a while in the middle of a catch-up (the stream thread busy with other partitions);
+     * that silence is its own, not the collectors'.
+     */
+    private boolean behind;
+    private long lastLateAt;
     /** The highest lateness of a sample seen in the current window, and when (wall). */
     private long recentLateMs;
     private long recentLateAt;
@@ -64,6 +74,8 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     private KeyValueStore<String, Heartbeat> lastSeen;
     private IncidentBook incidents;
     private long startedAt;
+    /** Wall time the last heartbeat of any node arrived at this task; 0 before the first. */
+    private long lastArrival;
 
     private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output,
                                      Counter skippedChecks) {
@@ -113,6 +125,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         Heartbeat beat = record.value();
         long now = context.currentSystemTimeMs();
         arrivedAt.put(beat.node(), now);
+        lastArrival = now;
         noteLateness(beat, now);
         Heartbeat previous = lastSeen.get(beat.node());
         if (previous == null || beat.ts() > previous.ts()) {
@@ -125,6 +138,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         long late = now - beat.ts();
         if (late <= silentAfterMs) {
             lateSince.remove(beat.node());
+            behind = false;
             if (late >= recentLateMs || now - recentLateAt > lateWindowMs()) {
                 recentLateMs = Math.max(0, late);
                 recentLateAt = now;
@@ -133,16 +147,19 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         }
         long since = lateSince.computeIfAbsent(beat.node(), node -> now);
         if (now - since <= catchUpMaxMs) {
-            if (now >= catchingUpUntil) {
+            if (!behind && now >= catchingUpUntil) {
                 log.info("samples arrive up to {} s late (node {}): catching up, collector silence is not judged "
                         + "until they are on time", (now - beat.ts()) / 1000, beat.node());
             }
             catchingUpUntil = now + silentAfterMs;
+            behind = true;
+            lastLateAt = now;
         }
     }
 
     private void checkSilence(long wallNow) {
-        if (wallNow < catchingUpUntil) {
+        // behind and then nothing for catchup.max: the collectors did stop (or the app is stuck): judge again
+        if (wallNow < catchingUpUntil || behind && wallNow - lastLateAt < catchUpMaxMs) {
             skippedChecks.increment();
             return;
         }
@@ -152,6 +169,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         try (KeyValueIterator<String, Heartbeat> it = lastSeen.all()) {
             it.forEachRemaining(nodes::add);
         }
+        int fired = 0;
         for (KeyValue<String, Heartbeat> entry : nodes) {
             Heartbeat last = entry.value;
             long waited = wallNow - arrivedAt.getOrDefault(entry.key, startedAt);
@@ -165,9 +183,18 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
                         + entry.key + " silent: no sample for " + waited / 1000 + " s (last sample at "
                         + Instant.ofEpochMilli(last.ts()) + "); its jobs' stall detection is suspended",
                         Map.of("silentSeconds", String.valueOf(waited / 1000)));
-                publish(incidents.apply(entry.key, Observation.holds(Subject.node(entry.key), condition,
-                        last.ts() + waited)));
+                Alert alert = incidents.apply(entry.key, Observation.holds(Subject.node(entry.key), condition,
+                        last.ts() + waited));
+                fired += alert == null ? 0 : 1;
+                publish(alert);
             }
+        }
+        if (fired > 1) {
+            // many nodes of one task at once: a dead rack, a bad collector roll-out, or this task's own input
+            // stalled; the last line tells them apart in hindsight
+            log.warn("{} nodes of this task went silent at once (of {} it knows); its last heartbeat from any node "
+                    + "arrived {} s ago, threshold {} s", fired, nodes.size(),
+                    lastArrival == 0 ? "never" : String.valueOf((wallNow - lastArrival) / 1000), threshold / 1000);
         }
     }
 

@@ -158,8 +158,9 @@ public final class DetectorConfig {
     private static final String COLLECTOR_CATCH_UP_MAX_DOC = "While samples arrive more than "
             + "streams.collector.silent.after.ms after their timestamp, the app (or the instance feeding this one) is "
             + "catching up on a backlog, and silence is not judged: nodes whose samples are still queued would be "
-            + "reported. A node whose samples stay late for longer than this (its clock is behind) no longer counts "
-            + "as catching up.";
+            + "reported. The catch-up ends with the first sample on time again, or when nothing at all has arrived "
+            + "for this long (part of the app can get nothing for a while in the middle of a catch-up). A node whose "
+            + "samples stay late for longer than this (its clock is behind) no longer counts as catching up.";
     public static final String COLLECTOR_FORGET_CONFIG = "streams.collector.forget.ms";
     public static final long DEFAULT_COLLECTOR_FORGET = 86_400_000;
     private static final String COLLECTOR_FORGET_DOC = "A node silent this long is forgotten (a decommissioned node): "

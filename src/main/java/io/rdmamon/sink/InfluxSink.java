@@ -257,7 +257,9 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // nothing to flush: offsets are committed right after each batch is written
+            // nothing to flush: offsets are committed right after each batch is written. Assigned again later, a
+            // partition has no position until it is fetched, so commitMarkersReadSince must not ask for it till then.
+            lastCommitted.keySet().removeAll(partitions);
         }
     }
 
