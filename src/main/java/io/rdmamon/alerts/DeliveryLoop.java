@@ -1,5 +1,6 @@
 package io.rdmamon.alerts;
 
+import io.rdmamon.support.CommittedPositions;
 import io.rdmamon.support.Excerpt;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -47,8 +48,7 @@ final class DeliveryLoop implements Runnable {
     /** Partitions revoked since the current batch was polled: their records now belong to another consumer. */
     private final Set<TopicPartition> revoked = new HashSet<>();
     private final Map<TopicPartition, OffsetAndMetadata> toCommit = new HashMap<>();
-    /** Offset last committed per partition; read and written on the consuming thread only. */
-    private final Map<TopicPartition, Long> lastCommitted = new HashMap<>();
+    private final CommittedPositions committed = new CommittedPositions();
     private volatile boolean running = true;
 
     /** @param keepAlive re-posts firing incidents; null when the receiver remembers them itself */
@@ -226,7 +226,7 @@ final class DeliveryLoop implements Runnable {
         }
         try {
             consumer.commitSync(toCommit);
-            toCommit.forEach((partition, offset) -> lastCommitted.put(partition, offset.offset()));
+            committed.committed(toCommit);
         } catch (CommitFailedException e) {
             // the group moved on without us: the new owner delivers these records again (harmless, see docs)
             log.warn("{}: offsets not committed, the records will be delivered again: {}", receiver.name(),
@@ -236,23 +236,12 @@ final class DeliveryLoop implements Runnable {
     }
 
     /**
-     * Once a whole poll is delivered: the stream app writes the alerts topic in transactions, and the commit marker
-     * after its last record is past {@code offset + 1}. The consumer's position is past the marker once it has been
-     * read (in the same poll or an empty one later); committing it lets consumer-lag tools show 0, not 1, for a
-     * delivery that is up to date. Every record before the position is delivered by now (records returned while
-     * waiting out a failure were rewound), and only partitions committed before are looked at, whose position is
-     * known without a request.
+     * Once a whole poll is delivered, every record before the consumer's position is delivered (records returned
+     * while waiting out a failure were rewound), so the position can be committed: past the transaction marker, once
+     * read, of the stream app's transactional writes.
      */
     private void commitPositions() {
-        toCommit.keySet().removeIf(revoked::contains);
-        lastCommitted.keySet().retainAll(consumer.assignment());
-        for (TopicPartition partition : lastCommitted.keySet()) {
-            long position = consumer.position(partition);
-            OffsetAndMetadata finished = toCommit.get(partition);
-            if (position > Math.max(lastCommitted.get(partition), finished == null ? 0 : finished.offset())) {
-                toCommit.put(partition, new OffsetAndMetadata(position));
-            }
-        }
+        toCommit.putAll(committed.movedOn(consumer));
         commit();
     }
 
@@ -287,8 +276,7 @@ final class DeliveryLoop implements Runnable {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             revoked.addAll(partitions);
-            // assigned again later, a partition has no position until it is fetched: commitPositions skips it till then
-            lastCommitted.keySet().removeAll(partitions);
+            committed.forget(partitions);
             if (keepAlive != null) {
                 keepAlive.revoked(partitions);
             }

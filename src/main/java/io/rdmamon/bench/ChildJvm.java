@@ -73,7 +73,10 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** Resident set size now ({@code VmRSS}) and at its peak ({@code VmHWM}), bytes. */
-    long[] residentBytes() throws IOException {
+    record Resident(long now, long peak) {
+    }
+
+    Resident residentBytes() throws IOException {
         long rss = 0;
         long peak = 0;
         for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
@@ -83,7 +86,7 @@ final class ChildJvm implements AutoCloseable {
                 peak = kib(line);
             }
         }
-        return new long[]{rss, peak};
+        return new Resident(rss, peak);
     }
 
     /** Heap in use right after a full GC: the live data, bytes. */

@@ -191,11 +191,11 @@ public final class SizingBenchmark implements Callable<Integer> {
                     forEachRecord(bootstrap, topics.jobBandwidth(), value -> { }), liveSeconds > 0
                             ? alerts + " (the cluster is healthy: every alert is a false positive)"
                             : "not judged (every collector stops at the end of the backlog, so all nodes go silent)");
-            long[] rss = app.residentBytes();
+            ChildJvm.Resident rss = app.residentBytes();
             long liveHeap = app.liveHeapBytes();
             long state = FileTrees.sizeBytes(stateDir);
             out.printf("stream app, memory: live heap after full GC %s; resident %s (peak %s); state directory %s%n",
-                    mib(liveHeap), mib(rss[0]), mib(rss[1]), mib(state));
+                    mib(liveHeap), mib(rss.now()), mib(rss.peak()), mib(state));
             out.flush();
         }
     }
@@ -221,14 +221,14 @@ public final class SizingBenchmark implements Callable<Integer> {
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 double cpu = sinkJvm.cpuSeconds();
                 double influxCpu = ChildJvm.cpuSeconds(influx.pid()) - influxCpuBefore;
-                long[] rss = sinkJvm.residentBytes();
+                ChildJvm.Resident rss = sinkJvm.residentBytes();
                 long liveHeap = sinkJvm.liveHeapBytes();
                 double perSecond = nodes * (devices * 2 + 1.0);
                 out.printf("sink, catch-up: %,d offsets (records and ~1 %% transaction markers) in %.1f s = %,.0f points/s; "
                         + "%.3f CPU ms per point%n", records,
                         seconds, records / seconds, cpu * 1000 / records);
                 out.printf("sink, memory: live heap after full GC %s; resident %s (peak %s)%n", mib(liveHeap),
-                        mib(rss[0]), mib(rss[1]));
+                        mib(rss.now()), mib(rss.peak()));
                 out.printf("influxd (local, %s), during the catch-up: %.3f CPU ms per point%n",
                         InfluxdProcess.findBinary().map(Path::toString).orElse("?"), influxCpu * 1000 / records);
                 out.printf("for this cluster at 1 Hz (~%,.0f points/s: port samples, link health, host samples): sink "

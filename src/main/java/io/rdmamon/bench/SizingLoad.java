@@ -63,13 +63,13 @@ final class SizingLoad implements AutoCloseable {
                              String bootstrapServers) {
         List<String> nics = IntStream.range(0, devices).mapToObj(d -> "mlx5_" + d).toList();
         List<ClusterNode> cluster = IntStream.range(0, nodes).mapToObj(n -> new ClusterNode(
-                        String.format("gpu-node-%04d", n), nics, LINK_BYTES_PER_SEC, (n * 137L) % INTERVAL_MS))
+                        nodeName(n), nics, LINK_BYTES_PER_SEC, (n * 137L) % INTERVAL_MS))
                 .sorted(Comparator.comparingLong(ClusterNode::clockOffsetMs)).toList();
         List<SimulatedJob> jobs = new ArrayList<>();
         TrafficProfile profile = TrafficProfile.of(800, 500, LINK_BYTES_PER_SEC, 0.6);
         for (int first = 0; first < nodes; first += nodesPerJob) {
             List<String> jobNodes = IntStream.range(first, Math.min(nodes, first + nodesPerJob))
-                    .mapToObj(n -> String.format("gpu-node-%04d", n)).toList();
+                    .mapToObj(n -> nodeName(n)).toList();
             String name = String.format("train-%04d", first / nodesPerJob);
             TrainingJobSpec spec = TrainingJobSpec.steady(jobNodes.size(), devices, startMs + 5_000, profile);
             jobs.add(SimulatedJob.create("sizing", name, "ml", SimulatedJob.ranks(name, jobNodes, nics), startMs, null,
@@ -82,6 +82,10 @@ final class SizingLoad implements AutoCloseable {
             }
         }
         return load;
+    }
+
+    private static String nodeName(int n) {
+        return String.format("gpu-node-%04d", n);
     }
 
     /** Port and host records per second of this cluster. */

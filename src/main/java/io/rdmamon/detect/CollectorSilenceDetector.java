@@ -59,13 +59,13 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     private final Map<String, Long> arrivedAt = new HashMap<>();
     /** Node → wall time since which its samples arrive late; in memory, like arrivedAt. */
     private final Map<String, Long> lateSince = new HashMap<>();
-    private long catchingUpUntil;
     /**
      * The last heartbeat that counts for catch-up was late: this task is behind until an on-time one arrives. A task
      * can get nothing at all for a while in the middle of a catch-up (the stream thread busy with other partitions);
      * that silence is its own, not the collectors'.
      */
     private boolean behind;
+    /** Wall time of the last late heartbeat that counts for catch-up; silence waits a threshold after it. */
     private long lastLateAt;
     /** The highest lateness of a sample seen in the current window, and when (wall). */
     private long recentLateMs;
@@ -147,11 +147,10 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         }
         long since = lateSince.computeIfAbsent(beat.node(), node -> now);
         if (now - since <= catchUpMaxMs) {
-            if (!behind && now >= catchingUpUntil) {
+            if (!behind && now >= lastLateAt + silentAfterMs) {
                 log.info("samples arrive up to {} s late (node {}): catching up, collector silence is not judged "
                         + "until they are on time", (now - beat.ts()) / 1000, beat.node());
             }
-            catchingUpUntil = now + silentAfterMs;
             behind = true;
             lastLateAt = now;
         }
@@ -159,7 +158,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
 
     private void checkSilence(long wallNow) {
         // behind and then nothing for catchup.max: the collectors did stop (or the app is stuck): judge again
-        if (wallNow < catchingUpUntil || behind && wallNow - lastLateAt < catchUpMaxMs) {
+        if (wallNow - lastLateAt < silentAfterMs || behind && wallNow - lastLateAt < catchUpMaxMs) {
             skippedChecks.increment();
             return;
         }

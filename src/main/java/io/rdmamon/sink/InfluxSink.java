@@ -1,6 +1,7 @@
 package io.rdmamon.sink;
 
 import io.rdmamon.support.Backoff;
+import io.rdmamon.support.CommittedPositions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -51,8 +52,7 @@ public final class InfluxSink implements Runnable, AutoCloseable {
     private final Backoff backoff;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
-    /** Offset last committed per partition; read and written on the consuming thread only. */
-    private final Map<TopicPartition, Long> lastCommitted = new HashMap<>();
+    private final CommittedPositions committed = new CommittedPositions();
     private volatile boolean closing;
     private volatile boolean paused;
 
@@ -204,18 +204,10 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
     /**
      * A transaction marker may arrive in a fetch of its own, after the batch it closes was written: an empty poll then
-     * moves the position past it, and that position is committed. Only partitions this sink has committed before are
-     * looked at, whose position is known without a request.
+     * moves the position past it, and that position is committed.
      */
     private void commitMarkersReadSince() {
-        Map<TopicPartition, OffsetAndMetadata> moved = new HashMap<>();
-        lastCommitted.keySet().retainAll(consumer.assignment());
-        lastCommitted.forEach((partition, offset) -> {
-            long position = consumer.position(partition);
-            if (position > offset) {
-                moved.put(partition, new OffsetAndMetadata(position));
-            }
-        });
+        Map<TopicPartition, OffsetAndMetadata> moved = committed.movedOn(consumer);
         if (!moved.isEmpty()) {
             commitSync(moved);
         }
@@ -224,7 +216,7 @@ public final class InfluxSink implements Runnable, AutoCloseable {
     private void commitSync(Map<TopicPartition, OffsetAndMetadata> owned) {
         try {
             consumer.commitSync(owned);
-            owned.forEach((partition, offset) -> lastCommitted.put(partition, offset.offset()));
+            committed.committed(owned);
         } catch (WakeupException e) {
             throw e;
         } catch (KafkaException e) {
@@ -257,9 +249,8 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // nothing to flush: offsets are committed right after each batch is written. Assigned again later, a
-            // partition has no position until it is fetched, so commitMarkersReadSince must not ask for it till then.
-            lastCommitted.keySet().removeAll(partitions);
+            // nothing to flush: offsets are committed right after each batch is written
+            committed.forget(partitions);
         }
     }
 
