@@ -3,16 +3,12 @@ package io.rdmamon.alerts;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.testing.SharedKafka;
-import io.rdmamon.support.KafkaOffsets;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -73,16 +69,6 @@ final class AlertFixtures {
                 producer.send(new ProducerRecord<>(topic, alert.id(), Json.toString(alert)));
             }
             producer.commitTransaction();
-        }
-    }
-
-    /** The offset {@code group} has committed on partition 0 of {@code topic}; -1 without a commit. */
-    static long committed(String group, String topic) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                SharedKafka.bootstrapServers()))) {
-            return KafkaOffsets.committed(admin, group).getOrDefault(new TopicPartition(topic, 0), -1L);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot read the offsets of group " + group, e);
         }
     }
 

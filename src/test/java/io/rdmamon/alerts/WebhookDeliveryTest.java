@@ -68,7 +68,7 @@ class WebhookDeliveryTest {
             AlertFixtures.produceInTransaction(topic, first, second);
             await().atMost(WAIT).untilAsserted(() -> assertThat(webhook.accepted()).hasSize(2));
             // 2 alerts and the commit marker: a delivery that is up to date shows a lag of 0, not 1
-            await().atMost(WAIT).until(() -> AlertFixtures.committed("g-" + topic + "-webhook", topic) == 3);
+            await().atMost(WAIT).until(() -> SharedKafka.committed(SharedKafka.bootstrapServers(), "g-" + topic + "-webhook", topic) == 3);
             assertThat(webhook.acceptedBodies()).containsExactly(Json.toString(first), Json.toString(second));
         }
     }

@@ -139,13 +139,7 @@ final class SinkFixture implements AutoCloseable {
     }
 
     long committed(String group, String topic) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            return KafkaOffsets.committed(admin, group).entrySet().stream()
-                    .filter(e -> e.getKey().topic().equals(topic))
-                    .mapToLong(Map.Entry::getValue).sum();
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot read committed offsets of " + group, e);
-        }
+        return SharedKafka.committed(bootstrap, group, topic);
     }
 
     void stopSink() throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.rdmamon.testing;
 
+import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -91,6 +92,20 @@ public final class SharedKafka {
                 throw new IllegalStateException("no leader for every partition of " + topics + " after 30 s");
             }
             Thread.sleep(20);
+        }
+    }
+
+    /** The offsets {@code group} has committed on {@code topic}, summed over its partitions (0 without a commit). */
+    public static long committed(String bootstrap, String group, String topic) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            return KafkaOffsets.committed(admin, group).entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(topic))
+                    .mapToLong(Map.Entry::getValue).sum();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot read committed offsets of " + group, e);
         }
     }
 
