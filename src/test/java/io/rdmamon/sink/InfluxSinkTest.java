@@ -183,8 +183,8 @@ class InfluxSinkTest {
                     25_000_000_000L, 1.0E9, 1.0E9, 0.04, 0.04, Map.of(), "uid-1", "team-a"));
         }
         fixture.sendInTransaction(fixture.linkTopic, "n1/mlx5_0/1", healths);
-        // 3 records and the commit marker
-        assertThat(fixture.endOffset(fixture.linkTopic)).isEqualTo(4);
+        // 3 records and the commit marker; the coordinator writes the marker after commitTransaction() returns
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.endOffset(fixture.linkTopic) == 4);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.committed(fixture.linkTopic) == 4);
         assertThat(fixture.count("link_health", "state")).isEqualTo(3);
