@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,12 +17,14 @@ import java.util.regex.Pattern;
 /**
  * An rdmamon role in a JVM of its own, so that its CPU time and memory can be read apart from the broker and the
  * load generator: CPU from {@code /proc/PID/stat}, resident memory from {@code /proc/PID/status}, live heap by
- * {@code jcmd} (a full GC, then the heap in use). Linux only, like the collectors it sizes.
+ * {@code jcmd} (the class histogram of live objects, taken after a full GC). Linux only, like the collectors it
+ * sizes.
  */
 final class ChildJvm implements AutoCloseable {
     /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
     private static final double CLOCK_TICKS_PER_SEC = 100.0;
-    private static final Pattern HEAP_USED = Pattern.compile("heap\\s+total\\s+(\\d+)K, used (\\d+)K");
+    /** The last line of {@code jcmd GC.class_histogram}: instances and bytes of all live objects. */
+    private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
 
     private final Process process;
     private final Path log;
@@ -33,11 +36,17 @@ final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code rdmamon ARGS} with this JVM's class path and the given max heap; output goes to {@code log}. */
     static ChildJvm start(String maxHeap, Path log, List<String> args) throws IOException {
+        return start(maxHeap, log, args, Map.of());
+    }
+
+    /** As {@link #start(String, Path, List)}, with {@code env} added to this JVM's environment. */
+    static ChildJvm start(String maxHeap, Path log, List<String> args, Map<String, String> env) throws IOException {
         List<String> command = new ArrayList<>(List.of(javaTool("java").toString(), "-Xmx" + maxHeap,
                 "-cp", System.getProperty("java.class.path"), "io.rdmamon.cli.Main"));
         command.addAll(args);
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        return new ChildJvm(p, log);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        return new ChildJvm(builder.start(), log);
     }
 
     long pid() {
@@ -89,14 +98,19 @@ final class ChildJvm implements AutoCloseable {
         return new Resident(rss, peak);
     }
 
-    /** Heap in use right after a full GC: the live data, bytes. */
+    /**
+     * The live data on the heap, bytes: the class histogram of live objects, which a full GC precedes. Unlike the
+     * heap summary of {@code GC.heap_info}, its format is the same under every collector (with one CPU the JVM picks
+     * the serial collector, with two or more G1).
+     */
     long liveHeapBytes() throws IOException, InterruptedException {
-        jcmd("GC.run");
-        Matcher m = HEAP_USED.matcher(jcmd("GC.heap_info"));
+        String histogram = jcmd("GC.class_histogram");
+        Matcher m = HISTOGRAM_TOTAL.matcher(histogram);
         if (!m.find()) {
-            throw new IllegalStateException("no heap figures in jcmd GC.heap_info of " + pid());
+            throw new IllegalStateException("no Total line in jcmd GC.class_histogram of " + pid() + ": "
+                    + histogram.substring(Math.max(0, histogram.length() - 300)));
         }
-        return Long.parseLong(m.group(2)) * 1024;
+        return Long.parseLong(m.group(1));
     }
 
     private String jcmd(String command) throws IOException, InterruptedException {
