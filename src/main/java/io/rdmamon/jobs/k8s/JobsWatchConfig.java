@@ -39,8 +39,8 @@ public final class JobsWatchConfig extends AbstractConfig {
     public static final String DEFAULT_LABEL_SELECTOR = "";
     private static final String LABEL_SELECTOR_DOC = "Kubernetes label selector the API server applies before the "
             + "watcher sees a pod, e.g. 'training.kubeflow.org/job-name' (Kubeflow pods only) or 'rdma=true'. Empty: "
-            + "every pod is read and the watcher keeps those of training jobs. On a big cluster a selector saves the "
-            + "watcher's memory (it caches every pod it is sent).";
+            + "every pod is read and the watcher keeps those of training jobs. On a big cluster a selector spares the "
+            + "API server and the watcher the traffic of every other pod's changes.";
 
     public static final String JOB_LABEL_CONFIG = "jobs.watch.job.label";
     public static final String DEFAULT_JOB_LABEL = "";

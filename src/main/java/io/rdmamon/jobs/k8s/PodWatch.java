@@ -20,8 +20,8 @@ import java.util.Set;
 
 /**
  * The Kubernetes side of {@code jobs watch}: a fabric8 pod informer (list, then watch; namespaced or cluster-wide,
- * optionally with a label selector) whose cache is indexed by job uid. It tells its listener which job's pods
- * changed, and when a complete list has arrived.
+ * optionally with a label selector) whose cache holds the training pods ({@link TrainingPodStore}), indexed by job
+ * uid. It tells its listener which job's pods changed, and when a complete list has arrived.
  *
  * <p>fabric8 resumes a dropped watch where it was, or re-lists when the API server no longer has that point (HTTP
  * 410); failed calls are retried without end (logged once a minute). During a re-list the cache changes item by
@@ -57,6 +57,7 @@ final class PodWatch implements AutoCloseable {
                 + (labelSelector == null ? "" : " with selector " + labelSelector);
         var pods = namespace == null ? client.pods().inAnyNamespace() : client.pods().inNamespace(namespace);
         this.informer = (labelSelector == null ? pods : pods.withLabelSelector(labelSelector)).runnableInformer(0);
+        informer.itemStore(new TrainingPodStore(classifier));
         this.errors = Counter.builder("rdmamon.jobs.watch.errors")
                 .description("failed list or watch calls to the Kubernetes API (each is retried)").register(registry);
         this.lists = Counter.builder("rdmamon.jobs.watch.lists")
@@ -83,7 +84,7 @@ final class PodWatch implements AutoCloseable {
         log.info("listing pods in {} from the Kubernetes API at {}", scope, client.getMasterUrl());
         informer.start().whenComplete((ok, error) -> {
             if (error == null) {
-                log.info("watching pods in {}: {} pods listed", scope, informer.getStore().list().size());
+                log.info("watching pods in {}: {} training pods listed", scope, informer.getStore().list().size());
             }
         });
     }
