@@ -34,11 +34,11 @@ public final class AlertsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>(options.overrides);
+        Map<String, Object> flags = new HashMap<>();
         flags.put(AlertsConfig.KAFKA_PREFIX + "bootstrap.servers", bootstrapServers);
         flags.put(AlertsConfig.ALERTMANAGER_URL_CONFIG, alertmanagerUrl);
         flags.put(AlertsConfig.WEBHOOK_URL_CONFIG, webhookUrl);
-        AlertsConfig config = AlertsConfig.load(options.file, System.getenv(), flags);
+        AlertsConfig config = AlertsConfig.load(options.file, System.getenv(), options.withNamedFlags(flags));
         try (MetricsEndpoint metrics = new MetricsEndpoint();
              AlertDelivery delivery = AlertDelivery.start(config, metrics.registry())) {
             metrics.serve(config.getString(AlertsConfig.METRICS_BIND_CONFIG),

@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -54,13 +54,13 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Map<String, Object> flags = new LinkedHashMap<>(options.overrides);
+        Map<String, Object> flags = new HashMap<>();
         flags.put(CapacityConfig.SINCE_CONFIG, since);
         flags.put(InfluxSettings.URL_CONFIG, influxUrl);
         flags.put(CapacityConfig.SOURCE_CONFIG, raw ? CapacityConfig.SOURCE_RAW : null);
         flags.put(CapacityConfig.IDLE_BELOW_CONFIG, idleBelow);
         flags.put(CapacityConfig.TOP_JOBS_CONFIG, top);
-        CapacityConfig config = CapacityConfig.load(options.file, System.getenv(), flags);
+        CapacityConfig config = CapacityConfig.load(options.file, System.getenv(), options.withNamedFlags(flags));
         CapacityReport report;
         try (InfluxDB influx = config.influx().connect()) {
             report = new CapacityAnalysis(influx, config.influx().database(), config.queries(), config.idleBelow(),

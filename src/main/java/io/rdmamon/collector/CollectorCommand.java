@@ -79,7 +79,7 @@ public final class CollectorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>(options.overrides);
+        Map<String, Object> flags = new HashMap<>();
         flags.put(CollectorConfig.SYSFS_ROOT_CONFIG, sysfsRoot == null ? null : sysfsRoot.toString());
         flags.put(CollectorConfig.INTERVAL_MS_CONFIG, interval == null ? null : interval.toMillis());
         flags.put(CollectorConfig.NODE_CONFIG, node);
@@ -87,7 +87,7 @@ public final class CollectorCommand implements Callable<Integer> {
         flags.put(CollectorConfig.METRICS_PORT_CONFIG, metricsPort);
         flags.put(PublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         Map<String, String> env = System.getenv();
-        CollectorConfig config = CollectorConfig.load(options.file, env, flags);
+        CollectorConfig config = CollectorConfig.load(options.file, env, options.withNamedFlags(flags));
         Path root = config.sysfsRoot();
         if (!Files.isDirectory(root)) {
             throw new ConfigException(CollectorConfig.SYSFS_ROOT_CONFIG, root.toString(), "no such directory");

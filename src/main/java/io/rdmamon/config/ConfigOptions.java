@@ -14,4 +14,19 @@ public final class ConfigOptions {
     @Option(names = {"-s", "--set"}, paramLabel = "KEY=VALUE",
             description = "Override one setting, e.g. --set influx.url=http://influx:8086 (repeatable).")
     public Map<String, String> overrides = new LinkedHashMap<>();
+
+    /**
+     * The settings given on the command line: the {@code --set} values, then the named flags (such as
+     * {@code --bootstrap-servers}) that were given. A named flag left out is null and leaves the {@code --set} value
+     * of its key in force.
+     */
+    public Map<String, Object> withNamedFlags(Map<String, ?> namedFlags) {
+        Map<String, Object> merged = new LinkedHashMap<>(overrides);
+        namedFlags.forEach((key, value) -> {
+            if (value != null) {
+                merged.put(key, value);
+            }
+        });
+        return merged;
+    }
 }

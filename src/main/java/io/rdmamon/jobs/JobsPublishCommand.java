@@ -50,11 +50,11 @@ public final class JobsPublishCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>(options.overrides);
+        Map<String, Object> flags = new HashMap<>();
         flags.put(JobsPublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(JobsPublishConfig.TOPIC_CONFIG, topic);
         JobsPublishConfig cfg = new JobsPublishConfig(ConfigLoader.load(JobsPublishConfig.CONFIG_DEF, options.file,
-                System.getenv(), flags, JobsPublishConfig.KAFKA_PREFIX));
+                System.getenv(), options.withNamedFlags(flags), JobsPublishConfig.KAFKA_PREFIX));
         PrintWriter err = spec.commandLine().getErr();
         if (!"-".equals(source) && !Files.isRegularFile(Path.of(source))) {
             err.println("rdmamon jobs publish: no such file: " + source);

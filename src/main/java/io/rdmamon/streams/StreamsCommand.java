@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 @Command(name = "streams", mixinStandardHelpOptions = true,
         description = {"Join port samples with job metadata; publish per-job bandwidth, link health and alerts.",
-                "Settings: defaults < --config FILE < RDMAMON_STREAMS_* / RDMAMON_KAFKA_* environment < flags."})
+                "Settings: defaults < --config FILE < RDMAMON_* environment < --set < flags; see "
+                        + "'rdmamon config show streams'."})
 public final class StreamsCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(StreamsCommand.class);
 
@@ -48,13 +49,13 @@ public final class StreamsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>(options.overrides);
+        Map<String, Object> flags = new HashMap<>();
         flags.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(StreamsAppConfig.APPLICATION_ID_CONFIG, applicationId);
         flags.put(StreamsAppConfig.STATE_DIR_CONFIG, stateDir);
         flags.put(StreamsAppConfig.METRICS_PORT_CONFIG, metricsPort);
         StreamsAppConfig cfg = new StreamsAppConfig(ConfigLoader.load(StreamsAppConfig.CONFIG_DEF, options.file,
-                System.getenv(), flags, StreamsAppConfig.KAFKA_PREFIX));
+                System.getenv(), options.withNamedFlags(flags), StreamsAppConfig.KAFKA_PREFIX));
 
         MetricsEndpoint endpoint = new MetricsEndpoint().serve(cfg.getString(StreamsAppConfig.METRICS_BIND_CONFIG),
                 cfg.getInt(StreamsAppConfig.METRICS_PORT_CONFIG));

@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +58,32 @@ class ConfigLoaderTest {
 
         assertThat(status).isEqualTo(2);
         assertThat(err.toString()).contains("unknown settings colector.node, collector.intervall.ms on the command line");
+    }
+
+    @Test
+    void shouldKeepASetValueWhenTheNamedFlagOfItsKeyIsLeftOut() {
+        StringWriter err = new StringWriter();
+        CommandLine cmd = Main.commandLine();
+        cmd.setErr(new PrintWriter(err));
+
+        // --influx-url is capacity's named flag for influx.url; port 9 on loopback refuses at once
+        int status = cmd.execute("capacity", "--set", "influx.url=http://127.0.0.1:9");
+
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot query InfluxDB at http://127.0.0.1:9 ");
+    }
+
+    @Test
+    void shouldLetAGivenNamedFlagWinOverSet() {
+        ConfigOptions options = new ConfigOptions();
+        options.overrides.put("kafka.bootstrap.servers", "from-set:9092");
+        options.overrides.put("collector.node", "n1");
+        Map<String, Object> named = new HashMap<>();
+        named.put("kafka.bootstrap.servers", "from-flag:9092");
+        named.put("collector.node", null);
+
+        assertThat(options.withNamedFlags(named)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "kafka.bootstrap.servers", "from-flag:9092", "collector.node", "n1"));
     }
 
     @Test

@@ -45,12 +45,12 @@ public final class JobsWatchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> flags = new HashMap<>(options.overrides);
+        Map<String, Object> flags = new HashMap<>();
         flags.put(JobsWatchConfig.KAFKA_PREFIX + ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         flags.put(JobsWatchConfig.NAMESPACE_CONFIG, namespace);
         flags.put(JobsWatchConfig.LABEL_SELECTOR_CONFIG, selector);
         flags.put(JobsWatchConfig.JOB_LABEL_CONFIG, jobLabel);
-        JobsWatchConfig config = JobsWatchConfig.load(options.file, System.getenv(), flags);
+        JobsWatchConfig config = JobsWatchConfig.load(options.file, System.getenv(), options.withNamedFlags(flags));
         try (MetricsEndpoint metrics = new MetricsEndpoint();
              KubernetesClient client = new KubernetesClientBuilder().build();
              JobsWatcher watcher = JobsWatcher.start(config, client, metrics.registry())) {
