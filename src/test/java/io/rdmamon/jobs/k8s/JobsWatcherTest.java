@@ -217,4 +217,29 @@ class JobsWatcherTest {
         assertThat(jobs.of(goneUid)).extracting(JobRecord::state).containsExactly("Running", "Deleted");
         assertThat(jobs.of(newUid)).extracting(JobRecord::state).containsExactly("Pending");
     }
+
+    @Test
+    void shouldDropARankWhenItsPodLosesTheTrainingLabelsAndIgnoreOrdinaryPods() throws Exception {
+        String uid = UUID.randomUUID().toString();
+        List<Pod> pods = bert(uid);
+        pods.forEach(p -> apply(running(p, 0)));
+        Pod exporter = new PodBuilder().withNewMetadata().withNamespace("kube-system").withName("exporter-node-a")
+                .withLabels(Map.of("app", "exporter")).endMetadata().withNewSpec().withNodeName("node-a").endSpec()
+                .build();
+        apply(exporter);
+        startWatcher();
+        jobs.awaitLatest(uid, j -> j.state().equals(JobRecord.RUNNING) && j.ranks().size() == 3);
+
+        // the informer keeps only training pods: an ordinary pod's events must still reach nothing
+        apply(new PodBuilder(exporter).editMetadata().addToLabels("version", "2").endMetadata().build());
+        delete(exporter);
+        // worker-1 taken out of the job by hand (a debugging session): the job goes on with two ranks
+        Pod worker = running(pods.get(2), 0);
+        apply(new PodBuilder(worker).editMetadata().withLabels(Map.of("app", "debug")).endMetadata().build());
+        jobs.awaitLatest(uid, j -> j.ranks().size() == 2);
+        barrier();
+
+        assertThat(jobs.of(uid)).extracting(j -> j.ranks().size()).containsExactly(3, 2);
+        assertThat(jobs.all()).extracting(JobRecord::namespace).doesNotContain("kube-system");
+    }
 }
