@@ -9,6 +9,10 @@ import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.support.FileTrees;
 import io.rdmamon.support.KafkaOffsets;
 import io.rdmamon.support.TopicReader;
+import org.influxdb.InfluxDB;
+import org.influxdb.InfluxDBFactory;
+import org.influxdb.dto.Query;
+import org.influxdb.dto.QueryResult;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -203,6 +207,7 @@ public final class SizingBenchmark implements Callable<Integer> {
     private void measureSink(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, Path work,
                              String run) throws Exception {
         try (InfluxdProcess influx = InfluxdProcess.startInTempDir(false)) {
+            long records;
             List<String> influxSettings = List.of("--set", InfluxSettings.URL_CONFIG + "=" + influx.url());
             List<String> init = new ArrayList<>(List.of("influx", "init"));
             init.addAll(influxSettings);
@@ -217,7 +222,7 @@ public final class SizingBenchmark implements Callable<Integer> {
             try (ChildJvm sinkJvm = ChildJvm.start(heap, work.resolve("sink.log"), args)) {
                 long t0 = System.nanoTime();
                 double influxCpuBefore = ChildJvm.cpuSeconds(influx.pid());
-                long records = awaitLagBelow(admin, group, topics.sinkInputs(), sinkJvm, 1);
+                records = awaitLagBelow(admin, group, topics.sinkInputs(), sinkJvm, 1);
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 double cpu = sinkJvm.cpuSeconds();
                 double influxCpu = ChildJvm.cpuSeconds(influx.pid()) - influxCpuBefore;
@@ -235,7 +240,38 @@ public final class SizingBenchmark implements Callable<Integer> {
                         + "%.2f CPU cores, influxd %.2f CPU cores%n", perSecond, perSecond * cpu / records,
                         perSecond * influxCpu / records);
             }
+            reportDisk(out, influx, records, nodes * (devices * 2 + 1.0));
         }
+    }
+
+    /**
+     * InfluxDB's disk for the raw points: the TSM files of the raw retention policy once influxd has written its
+     * cache out (5 s after the last write, see InfluxdProcess), divided by the points written. These are the files of
+     * a cache snapshot; the full compaction InfluxDB runs hours later packs them tighter, so this is an upper bound.
+     */
+    private void reportDisk(PrintWriter out, InfluxdProcess influx, long records, double recordsPerSecond)
+            throws Exception {
+        Path wal = influx.dir().resolve("wal").resolve(InfluxSettings.DEFAULT_DATABASE);
+        Path tsm = influx.dir().resolve("data").resolve(InfluxSettings.DEFAULT_DATABASE)
+                .resolve(InfluxSettings.DEFAULT_RETENTION_POLICY);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (FileTrees.sizeBytes(wal) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        long walBytes = FileTrees.sizeBytes(wal);
+        long tsmBytes = FileTrees.sizeBytes(tsm);
+        long points;
+        try (InfluxDB client = InfluxDBFactory.connect(influx.url())) {
+            QueryResult.Series stats = client.query(new Query("SHOW STATS FOR 'write'")).getResults().get(0)
+                    .getSeries().get(0);
+            points = ((Number) stats.getValues().get(0).get(stats.getColumns().indexOf("pointReq"))).longValue();
+        }
+        double perPoint = (double) tsmBytes / points;
+        double pointsPerSecond = recordsPerSecond * points / records;
+        out.printf("influxd disk: %s of TSM files in %s for %,d points written = %.1f bytes per point%s; at 1 Hz "
+                        + "%s per day for this cluster%n", mib(tsmBytes), InfluxSettings.DEFAULT_RETENTION_POLICY, points,
+                perPoint, walBytes > 0 ? " (" + mib(walBytes) + " still in the WAL)" : "",
+                mib((long) (perPoint * pointsPerSecond * 86_400)));
     }
 
     /** Waits until {@code group} is less than {@code records} behind on {@code inputs}; returns what it consumed. */

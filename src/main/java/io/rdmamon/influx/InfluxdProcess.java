@@ -174,6 +174,9 @@ public final class InfluxdProcess implements AutoCloseable {
                   dir = "%s"
                   wal-dir = "%s"
                   query-log-enabled = false
+                  # the cache goes to TSM files after 5 s without writes (default 10 m), so that the sizing
+                  # benchmark can read the disk a point takes
+                  cache-snapshot-write-cold-duration = "5s"
                 [monitor]
                   store-enabled = false
                 [http]

@@ -28,6 +28,8 @@ class SizingBenchmarkTest {
                 .containsPattern("stream app, output: [1-9][0-9,]* link-health records")
                 .containsPattern("stream app, memory: live heap after full GC [0-9,]+ MiB; resident [0-9,]+ MiB")
                 .containsPattern("sink, catch-up: [1-9][0-9,]* offsets")
-                .containsPattern("influxd \\(local, .*\\), during the catch-up: [0-9.]+ CPU ms per point");
+                .containsPattern("influxd \\(local, .*\\), during the catch-up: [0-9.]+ CPU ms per point")
+                .containsPattern("influxd disk: [0-9,]+ MiB of TSM files in rp_raw for [1-9][0-9,]* points written = "
+                        + "[0-9.]*[1-9][0-9.]* bytes per point; at 1 Hz [0-9,]+ MiB per day");
     }
 }
