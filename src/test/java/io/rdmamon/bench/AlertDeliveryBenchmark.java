@@ -47,7 +47,8 @@ class AlertDeliveryBenchmark {
             String device = "erdma_" + i % 8;
             firing.add(new Alert(Alert.VERSION, "bench-" + i, Alert.LINK_DOWN, Alert.FIRING, "critical",
                     "llm-pretrain-" + i / 64, "train", node, device, 1, now, now + 3_000, null,
-                    device + "/1 on " + node + ": port state DOWN (Disabled)", Map.of("rail", Integer.toString(i % 8))));
+                    device + "/1 on " + node + ": port state DOWN (Disabled)",
+                    Map.of("rail", Integer.toString(i % 8))));
         }
         try (LocalAlertmanager alertmanager = LocalAlertmanager.started()) {
             produce(bootstrap, topic, firing);

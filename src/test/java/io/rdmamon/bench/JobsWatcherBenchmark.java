@@ -87,8 +87,9 @@ class JobsWatcherBenchmark {
             createAll(client, training);
             createAll(client, others);
             System.out.printf("cluster: %,d nodes, %,d jobs, %,d training pods (%,d B of JSON each), %,d other pods "
-                            + "(%,d B each); created in %.0f s%n", nodes, jobs, training.size(), jsonBytes(training.get(1)),
-                    others.size(), others.isEmpty() ? 0 : jsonBytes(others.get(0)), seconds(started));
+                            + "(%,d B each); created in %.0f s%n", nodes, jobs, training.size(),
+                    jsonBytes(training.get(1)), others.size(), others.isEmpty() ? 0 : jsonBytes(others.get(0)),
+                    seconds(started));
 
             String bootstrap = SharedKafka.bootstrapServers();
             String topic = SharedKafka.uniqueTopic("jobs-bench");
