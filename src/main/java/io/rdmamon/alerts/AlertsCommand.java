@@ -1,10 +1,10 @@
 package io.rdmamon.alerts;
 
+import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.metrics.MetricsEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import io.rdmamon.config.ConfigOptions;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 

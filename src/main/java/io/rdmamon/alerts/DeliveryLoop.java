@@ -287,13 +287,13 @@ final class DeliveryLoop implements Runnable {
             if (keepAlive == null || partitions.isEmpty()) {
                 return;
             }
-            Map<TopicPartition, Long> committed = new HashMap<>();
+            Map<TopicPartition, Long> committedOffsets = new HashMap<>();
             consumer.committed(new HashSet<>(partitions)).forEach((tp, offset) -> {
                 if (offset != null) {
-                    committed.put(tp, offset.offset());
+                    committedOffsets.put(tp, offset.offset());
                 }
             });
-            keepAlive.assigned(committed);
+            keepAlive.assigned(committedOffsets);
         }
     }
 }

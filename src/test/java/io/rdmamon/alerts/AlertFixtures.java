@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Alerts, topics and configurations for the delivery tests, on the shared in-JVM broker. */
-final class AlertFixtures {
+public final class AlertFixtures {
     static final long T0 = 1_767_225_600_000L; // 2026-01-01T00:00:00Z
 
     private AlertFixtures() {
@@ -33,14 +33,14 @@ final class AlertFixtures {
                 Map.of("rail", "3", "app.kubernetes.io/name", "trainer"));
     }
 
-    static Alert resolved(Alert firing) {
+    public static Alert resolved(Alert firing) {
         return new Alert(firing.v(), firing.id(), firing.type(), Alert.RESOLVED, firing.severity(), firing.job(),
                 firing.namespace(), firing.node(), firing.device(), firing.port(), firing.startsAt(),
                 firing.detectedAt(), firing.startsAt() + 60_000, firing.summary(), firing.labels());
     }
 
     /** Each value an {@link Alert} (sent as its JSON, key = id) or a raw String (key "raw"). */
-    static void produce(String topic, Object... values) {
+    public static void produce(String topic, Object... values) {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),

@@ -1,13 +1,9 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.alerts.AlertFixtures;
 import io.rdmamon.model.Alert;
-import io.rdmamon.model.Json;
 import io.rdmamon.testing.LocalAlertmanager;
 import io.rdmamon.testing.SharedKafka;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +47,7 @@ class AlertDeliveryBenchmark {
                     Map.of("rail", Integer.toString(i % 8))));
         }
         try (LocalAlertmanager alertmanager = LocalAlertmanager.started()) {
-            produce(bootstrap, topic, firing);
+            AlertFixtures.produce(topic, firing.toArray());
             List<String> args = List.of("alerts", "--set", "kafka.bootstrap.servers=" + bootstrap,
                     "--set", "alerts.alertmanager.url=" + alertmanager.url(), "--set", "alerts.topic=" + topic,
                     "--set", "alerts.dead.letter.topic=" + deadLetters, "--set", "kafka.group.id=bench-" + topic,
@@ -78,7 +74,7 @@ class AlertDeliveryBenchmark {
 
                 before = delivery.cpuSeconds();
                 long resolving = System.nanoTime();
-                produce(bootstrap, topic, firing.stream().map(AlertDeliveryBenchmark::resolved).toList());
+                AlertFixtures.produce(topic, firing.stream().map(AlertFixtures::resolved).toArray());
                 awaitReceived(alertmanager, delivery, "resolved", incidents);
                 double resolveCpu = delivery.cpuSeconds() - before;
                 System.out.printf("alerts, all resolved: %,d in %.1f s, %.3f CPU ms per alert; Alertmanager still "
@@ -100,22 +96,6 @@ class AlertDeliveryBenchmark {
                         + " of " + count + " " + status + " alerts in 10 min");
             }
             Thread.sleep(200);
-        }
-    }
-
-    private static Alert resolved(Alert a) {
-        return new Alert(a.v(), a.id(), a.type(), Alert.RESOLVED, a.severity(), a.job(), a.namespace(), a.node(),
-                a.device(), a.port(), a.startsAt(), a.detectedAt(), System.currentTimeMillis(), a.summary(),
-                a.labels());
-    }
-
-    private static void produce(String bootstrap, String topic, List<Alert> alerts) {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
-            alerts.forEach(a -> producer.send(new ProducerRecord<>(topic, a.id(), Json.toString(a))));
-            producer.flush();
         }
     }
 

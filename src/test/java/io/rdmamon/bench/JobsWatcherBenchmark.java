@@ -33,7 +33,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
@@ -373,7 +372,7 @@ class JobsWatcherBenchmark {
     private static final class JobsTopicCount implements AutoCloseable {
         private final KafkaConsumer<String, byte[]> consumer;
         private final Set<String> uids = new HashSet<>();
-        private final AtomicLong records = new AtomicLong();
+        private long records;
 
         JobsTopicCount(String bootstrap, String topic) {
             consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
@@ -388,7 +387,7 @@ class JobsWatcherBenchmark {
         void poll() {
             consumer.poll(Duration.ofMillis(100)).forEach(r -> {
                 uids.add(r.key());
-                records.incrementAndGet();
+                records++;
             });
         }
 
@@ -397,7 +396,7 @@ class JobsWatcherBenchmark {
         }
 
         long records() {
-            return records.get();
+            return records;
         }
 
         @Override

@@ -2,10 +2,10 @@ package io.rdmamon.jobs.k8s;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.metrics.MetricsEndpoint;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
-import io.rdmamon.config.ConfigOptions;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
