@@ -10,7 +10,7 @@ import java.util.concurrent.Callable;
 /** {@code rdmamon bench}: the benchmarks whose figures the README quotes; each prints its figures. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark and print its figures (README, section Figures).",
-        subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, io.rdmamon.sink.SinkBenchmark.class,
+        subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, SinkBenchmark.class,
                 SizingBenchmark.class})
 public final class BenchCommand {
 
@@ -54,7 +54,7 @@ public final class BenchCommand {
 
         @Override
         public Integer call() throws Exception {
-            io.rdmamon.collector.publish.PublishBenchmark.run(bootstrap, records, new java.util.HashMap<>(overrides),
+            PublishBenchmark.run(bootstrap, records, new java.util.HashMap<>(overrides),
                     System.out);
             return 0;
         }

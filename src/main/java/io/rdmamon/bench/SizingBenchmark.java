@@ -1,6 +1,6 @@
 package io.rdmamon.bench;
 
-import io.rdmamon.demo.EmbeddedKafkaBroker;
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.influx.InfluxdProcess;
 import io.rdmamon.model.Alert;

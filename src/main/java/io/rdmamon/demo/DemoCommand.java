@@ -1,5 +1,6 @@
 package io.rdmamon.demo;
 
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.collector.Collector;
 import io.rdmamon.collector.CollectorCommand;
 import io.rdmamon.collector.CollectorConfig;

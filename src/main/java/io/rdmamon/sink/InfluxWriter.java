@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  *   {@link RetriableException}.</li>
  * </ul>
  */
-final class InfluxWriter {
+public final class InfluxWriter {
     private static final Logger log = LoggerFactory.getLogger(InfluxWriter.class);
 
     private final InfluxDB influx;
@@ -31,7 +31,7 @@ final class InfluxWriter {
     private final String retentionPolicy;
     private final SinkMetrics metrics;
 
-    InfluxWriter(InfluxDB influx, InfluxSettings settings, SinkMetrics metrics) {
+    public InfluxWriter(InfluxDB influx, InfluxSettings settings, SinkMetrics metrics) {
         this.influx = influx;
         this.database = settings.database();
         // empty: let the server pick (3 Core has no retention policies)
@@ -39,7 +39,7 @@ final class InfluxWriter {
         this.metrics = metrics;
     }
 
-    void write(List<Point> points) {
+    public void write(List<Point> points) {
         if (points.isEmpty()) {
             return;
         }

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import static io.rdmamon.influx.Schema.*;
 
 /** {@link PortSample} → one {@code rdma_port} point plus one {@code rdma_port_errors} point per counter increment. */
-final class PortSamplePoints implements PointConverter<PortSample> {
+public final class PortSamplePoints implements PointConverter<PortSample> {
     // compiled once: activeFlag runs for every port sample and link health record
     private static final Pattern SYSFS_NUMBER = Pattern.compile("^\\d+\\s*:\\s*");
     private static final Pattern EADM_NUMBER = Pattern.compile("\\s*\\(\\d+\\)$");

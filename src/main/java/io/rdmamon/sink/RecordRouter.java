@@ -22,7 +22,7 @@ import java.util.Map;
  * Decodes each consumed record with its topic's type and converts it to points; a record that cannot be read becomes
  * a dead letter (logged with its text, counted) and the others go on. The result of one poll is one {@link Batch}.
  */
-final class RecordRouter {
+public final class RecordRouter {
     private static final Logger log = LoggerFactory.getLogger(RecordRouter.class);
     private static final int EXCERPT_CHARS = 300;
 
@@ -34,7 +34,7 @@ final class RecordRouter {
     private final Map<String, PointConverter<?>> byTopic = new HashMap<>();
     private final SinkMetrics metrics;
 
-    RecordRouter(SinkConfig config, SinkMetrics metrics) {
+    public RecordRouter(SinkConfig config, SinkMetrics metrics) {
         this.metrics = metrics;
         byTopic.put(config.portSamplesTopic(), new PortSamplePoints());
         byTopic.put(config.hostSamplesTopic(), new HostIfacePoints());
@@ -67,7 +67,7 @@ final class RecordRouter {
         return new Batch(points, deadLetters, offsets);
     }
 
-    List<Point> toPoints(ConsumerRecord<byte[], byte[]> record) throws IOException {
+    public List<Point> toPoints(ConsumerRecord<byte[], byte[]> record) throws IOException {
         PointConverter<?> converter = byTopic.get(record.topic());
         if (converter == null) {
             throw new IllegalArgumentException("no converter for topic " + record.topic());

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code rdmamon_sink_commit_failures_total}. Consumer lag comes from the Kafka client metrics
  * ({@code kafka_consumer_fetch_manager_records_lag_max}).
  */
-final class SinkMetrics {
+public final class SinkMetrics {
     private final MeterRegistry registry;
     private final Counter pointsWritten;
     private final Timer writeLatency;
@@ -24,7 +24,7 @@ final class SinkMetrics {
     private final Counter commitFailures;
     private final AtomicInteger retrying = new AtomicInteger();
 
-    SinkMetrics(MeterRegistry registry) {
+    public SinkMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.pointsWritten = Counter.builder("rdmamon.sink.points.written")
                 .description("points InfluxDB accepted").register(registry);

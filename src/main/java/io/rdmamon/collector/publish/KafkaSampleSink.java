@@ -214,14 +214,14 @@ public final class KafkaSampleSink implements SampleSink {
     }
 
     /** Sum of a producer metric over the entries of {@code group} whose tags include {@code tags} (benchmark). */
-    double producerMetric(String group, String name, Map<String, String> tags) {
+    public double producerMetric(String group, String name, Map<String, String> tags) {
         return producer.metrics().entrySet().stream()
                 .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name)
                         && e.getKey().tags().entrySet().containsAll(tags.entrySet()))
                 .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 
-    long bufferedRecords() {
+    public long bufferedRecords() {
         return buffer.records();
     }
 

@@ -12,12 +12,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 
 /** The Kafka output's self-metrics, as the collector exposes them on /metrics. */
-final class PublishMetrics {
+public final class PublishMetrics {
     static final String PUBLISHED = "rdmamon.collector.records.published";
-    static final String LATENCY = "rdmamon.collector.publish.latency";
+    public static final String LATENCY = "rdmamon.collector.publish.latency";
     static final String BUFFERED_RECORDS = "rdmamon.collector.buffered.records";
     static final String BUFFERED_BYTES = "rdmamon.collector.buffered.bytes";
-    static final String SPILLED = "rdmamon.collector.spilled.records";
+    public static final String SPILLED = "rdmamon.collector.spilled.records";
     static final String DROPPED = "rdmamon.collector.dropped.records";
     static final String ERRORS = "rdmamon.collector.publish.errors";
 

@@ -1,4 +1,4 @@
-package io.rdmamon.sink;
+package io.rdmamon.bench;
 
 import io.rdmamon.testing.LocalInfluxd;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,13 @@
-package io.rdmamon.collector.publish;
+package io.rdmamon.bench;
 
+import io.rdmamon.collector.publish.KafkaSampleSink;
+import io.rdmamon.collector.publish.PendingRecord;
+import io.rdmamon.collector.publish.PublishConfig;
+import io.rdmamon.collector.publish.PublishMetrics;
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.rdmamon.demo.EmbeddedKafkaBroker;
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
 import org.apache.kafka.clients.admin.Admin;

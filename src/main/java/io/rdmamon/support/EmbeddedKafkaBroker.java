@@ -1,4 +1,4 @@
-package io.rdmamon.demo;
+package io.rdmamon.support;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;

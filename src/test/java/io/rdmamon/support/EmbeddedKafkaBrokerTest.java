@@ -1,4 +1,4 @@
-package io.rdmamon.demo;
+package io.rdmamon.support;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;

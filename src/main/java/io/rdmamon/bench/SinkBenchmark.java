@@ -1,8 +1,15 @@
-package io.rdmamon.sink;
+package io.rdmamon.bench;
 
+import io.rdmamon.sink.InfluxSink;
+import io.rdmamon.sink.InfluxWriter;
+import io.rdmamon.sink.PortSamplePoints;
+import io.rdmamon.sink.RecordRouter;
+import io.rdmamon.sink.SinkConfig;
+import io.rdmamon.sink.SinkMetrics;
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.rdmamon.demo.EmbeddedKafkaBroker;
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.influx.InfluxdProcess;
