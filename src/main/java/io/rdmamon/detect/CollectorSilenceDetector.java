@@ -4,7 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.Alert;
-import io.rdmamon.model.JsonSerde;
+import io.rdmamon.streams.state.ObjectStore;
+import io.rdmamon.streams.state.ObjectStores;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -71,7 +73,12 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     private long recentLateMs;
     private long recentLateAt;
     private ProcessorContext<String, Alert> context;
-    private KeyValueStore<String, Heartbeat> lastSeen;
+    private ObjectStore<Heartbeat> lastSeen;
+    /**
+     * Nodes known to have no open incident, so a heartbeat need not look one up; in memory: after a restart each
+     * node's first heartbeat looks.
+     */
+    private final Set<String> knownClear = new HashSet<>();
     private IncidentBook incidents;
     private long startedAt;
     /** Wall time the last heartbeat of any node arrived at this task; 0 before the first. */
@@ -103,8 +110,7 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
 
             @Override
             public Set<StoreBuilder<?>> stores() {
-                return Set.of(Stores.keyValueStoreBuilder(storeType.keyValue(STORE), Serdes.String(),
-                                JsonSerde.of(Heartbeat.class)).withCachingEnabled(),
+                return Set.of(ObjectStores.builder(STORE, Heartbeat.class, storeType),
                         DetectorProcessor.incidentStore(Alert.COLLECTOR_SILENT, storeType));
             }
         };
@@ -131,7 +137,9 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         if (previous == null || beat.ts() > previous.ts()) {
             lastSeen.put(beat.node(), beat);
         }
-        publish(incidents.apply(beat.node(), Observation.cleared(Subject.node(beat.node()), beat.ts())));
+        if (knownClear.add(beat.node())) {
+            publish(incidents.apply(beat.node(), Observation.cleared(Subject.node(beat.node()), beat.ts())));
+        }
     }
 
     private void noteLateness(Heartbeat beat, long now) {
@@ -164,25 +172,25 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         }
         // samples running some seconds behind also arrive in bursts, partition by partition: wait that much longer
         long threshold = silentAfterMs + (wallNow - recentLateAt <= lateWindowMs() ? recentLateMs : 0);
-        List<KeyValue<String, Heartbeat>> nodes = new ArrayList<>();
-        try (KeyValueIterator<String, Heartbeat> it = lastSeen.all()) {
-            it.forEachRemaining(nodes::add);
-        }
+        List<Map.Entry<String, Heartbeat>> nodes = new ArrayList<>(lastSeen.all().entrySet());
         int fired = 0;
-        for (KeyValue<String, Heartbeat> entry : nodes) {
-            Heartbeat last = entry.value;
-            long waited = wallNow - arrivedAt.getOrDefault(entry.key, startedAt);
+        for (Map.Entry<String, Heartbeat> entry : nodes) {
+            String node = entry.getKey();
+            Heartbeat last = entry.getValue();
+            long waited = wallNow - arrivedAt.getOrDefault(node, startedAt);
             if (waited >= forgetMs) {
-                lastSeen.delete(entry.key);
-                arrivedAt.remove(entry.key);
-                incidents.closeAll(entry.key, last.ts() + waited).forEach(this::publish);
+                lastSeen.delete(node);
+                arrivedAt.remove(node);
+                knownClear.remove(node);
+                incidents.closeAll(node, last.ts() + waited).forEach(this::publish);
             } else if (waited >= threshold) {
+                knownClear.remove(node);
                 long firstMissing = last.ts() + Math.max(last.intervalMs(), 1);
                 Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
-                        + entry.key + " silent: no sample for " + waited / 1000 + " s (last sample at "
+                        + node + " silent: no sample for " + waited / 1000 + " s (last sample at "
                         + Instant.ofEpochMilli(last.ts()) + "); its jobs' stall detection is suspended",
                         Map.of("silentSeconds", String.valueOf(waited / 1000)));
-                Alert alert = incidents.apply(entry.key, Observation.holds(Subject.node(entry.key), condition,
+                Alert alert = incidents.apply(node, Observation.holds(Subject.node(node), condition,
                         last.ts() + waited));
                 fired += alert == null ? 0 : 1;
                 publish(alert);

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JsonSerde;
+import io.rdmamon.streams.state.ObjectStore;
+import io.rdmamon.streams.state.ObjectStores;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -19,13 +21,15 @@ import org.apache.kafka.streams.state.Stores;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * Runs one {@link Detector}: its state per subject in store {@code <type>-state}, its open incidents in
- * {@code <type>-incidents} (both changelogged and cached), alerts out keyed by id with timestamp
+ * Runs one {@link Detector}: its state per subject as live objects in {@link ObjectStore} {@code <type>-state}
+ * (written to the changelog once per commit, not per record), its open incidents in {@code <type>-incidents}
+ * (changelogged and cached), alerts out keyed by id with timestamp
  * {@code detectedAt} (firing) or {@code endsAt} (resolved).
  */
 public final class DetectorProcessor<V, S> implements Processor<String, V, String, Alert> {
@@ -35,7 +39,7 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
     private final Detector<V, S> detector;
     private final AlertOutput output;
     private ProcessorContext<String, Alert> context;
-    private KeyValueStore<String, S> states;
+    private ObjectStore<S> states;
     private IncidentBook incidents;
 
     private DetectorProcessor(Detector<V, S> detector, AlertOutput output) {
@@ -56,8 +60,7 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
             @Override
             public Set<StoreBuilder<?>> stores() {
                 return Set.of(
-                        Stores.keyValueStoreBuilder(storeType.keyValue(stateStore(detector.type())),
-                                Serdes.String(), JsonSerde.of(detector.stateType())).withCachingEnabled(),
+                        ObjectStores.builder(stateStore(detector.type()), detector.stateType(), storeType),
                         incidentStore(detector.type(), storeType));
             }
         };
@@ -100,12 +103,8 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
     }
 
     private void expireAll(long streamTime) {
-        List<KeyValue<String, S>> all = new ArrayList<>();
-        try (KeyValueIterator<String, S> it = states.all()) {
-            it.forEachRemaining(all::add);
-        }
-        for (KeyValue<String, S> entry : all) {
-            apply(entry.key, entry.value, detector.expire(entry.value, streamTime));
+        for (Map.Entry<String, S> entry : new ArrayList<>(states.all().entrySet())) {
+            apply(entry.getKey(), entry.getValue(), detector.expire(entry.getValue(), streamTime));
         }
     }
 

@@ -1,63 +1,56 @@
 package io.rdmamon.jobs;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.JsonSerde;
+import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.model.PortSample;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.kstream.Joined;
 import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.KTable;
-import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
 
 /**
- * The job-metadata join. Job records (key uid) become holds on devices and nodes, re-keyed to {@code node/device} and
- * {@code node/*}, folded into the Running jobs per key and kept in a <em>versioned</em> table; each sample then joins
- * the assignment that was valid at the sample's own timestamp, after waiting {@code joinGrace} of stream time so
- * that slightly late metadata still applies.
+ * The job-metadata join. Job records (key uid) become changes of holds on devices and nodes, keyed {@code node/device}
+ * and {@code node/*} and re-partitioned by node like the samples (the one repartition here, once per job change);
+ * {@link NodeAssigner} then gives each sample, in its node's partition, the assignment valid at the sample's time.
  */
 public final class JobAssignments {
-    public static final String ASSIGNMENTS_STORE = "assignments";
+    public static final String REPARTITION = "assignment-updates";
 
     private JobAssignments() {
     }
 
-    public static KTable<String, Assignment> table(KStream<String, JobRecord> jobs, Duration historyRetention,
-                                                   StoreType storeType) {
-        return jobs
-                .process(AssignmentDiffProcessor.supplier(storeType), Named.as("job-assignment-diff"))
-                .repartition(Repartitioned.<String, HolderUpdate>as("assignment-updates")
-                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(HolderUpdate.class)))
-                .process(HolderSetProcessor.supplier(storeType), Named.as("assignment-holders"))
-                .toTable(Named.as("assignment-table"), Materialized.<String, Assignment>as(
-                                Stores.persistentVersionedKeyValueStore(ASSIGNMENTS_STORE, historyRetention))
-                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(Assignment.class)));
-    }
-
+    /**
+     * @param samplePartitions partitions of the sample topics, which the hold changes must match; 0 when unknown
+     *                         (one partition, as in tests and replays)
+     */
     public static KStream<String, AssignedInput> assign(KStream<String, PortSample> ports,
                                                         KStream<String, HostIfaceSample> hosts,
-                                                        KTable<String, Assignment> assignments, Duration joinGrace) {
-        KStream<String, NodeInput> byDevice = ports.map(
-                (key, s) -> KeyValue.pair(AssignmentKeys.device(s.node(), s.device()), NodeInput.of(s)),
-                Named.as("key-port-sample-by-device"));
-        KStream<String, NodeInput> byNode = hosts.map(
-                (key, h) -> KeyValue.pair(AssignmentKeys.node(h.node()), NodeInput.of(h)),
-                Named.as("key-host-sample-by-node"));
-        Joined<String, NodeInput, Assignment> joined = Joined.with(Serdes.String(), JsonSerde.of(NodeInput.class),
-                JsonSerde.of(Assignment.class)).withName("assign-job");
-        // a zero grace still builds the (RocksDB) reorder buffer: leave it out entirely
-        joined = joinGrace.isZero() ? joined : joined.withGracePeriod(joinGrace);
-        return byDevice.merge(byNode, Named.as("node-inputs"))
-                .repartition(Repartitioned.<String, NodeInput>as("node-inputs-by-device")
-                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(NodeInput.class)))
-                .leftJoin(assignments,
-                        (input, assignment) -> new AssignedInput(input.port(), input.host(), assignment), joined);
+                                                        KStream<String, JobRecord> jobs, int samplePartitions,
+                                                        Duration historyRetention, MeterRegistry registry,
+                                                        StoreType storeType) {
+        Repartitioned<String, HolderUpdate> byNode = Repartitioned.<String, HolderUpdate>as(REPARTITION)
+                .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(HolderUpdate.class))
+                .withStreamPartitioner((topic, key, value, partitions) ->
+                        Optional.of(Set.of(NodePartitioner.partition(key, partitions))));
+        if (samplePartitions > 0) {
+            byNode = byNode.withNumberOfPartitions(samplePartitions);
+        }
+        KStream<String, NodeInput> holds = jobs
+                .process(AssignmentDiffProcessor.supplier(storeType), Named.as("job-assignment-diff"))
+                .repartition(byNode)
+                .mapValues(NodeInput::of, Named.as("hold-changes"));
+        return ports.mapValues(NodeInput::of, Named.as("port-inputs"))
+                .merge(hosts.mapValues(NodeInput::of, Named.as("host-inputs")), Named.as("sample-inputs"))
+                .merge(holds, Named.as("node-inputs"))
+                .process(NodeAssigner.supplier(historyRetention.toMillis(), samplePartitions, registry, storeType),
+                        Named.as("assign-job"));
     }
 }

@@ -3,7 +3,6 @@ package io.rdmamon.jobs;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.JsonSerde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Repartitioned;
@@ -12,31 +11,34 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Re-keys assigned samples to the jobs holding them and merges the jobs' own updates, repartitioned by job uid: the
- * input of every job-level stage (bandwidth windows, stall and straggler detection). A sample of a device held by two
- * Running jobs goes to both, marked shared.
+ * The input of every job-level stage (bandwidth windows, stall and straggler detection), keyed by job uid: the
+ * batched samples of the job's nodes ({@link NodeTickBatcher}) and the jobs' own updates, through one repartition
+ * topic. A sample of a device held by two Running jobs goes to both, marked shared.
  */
 public final class JobEvents {
+    public static final String REPARTITION = "job-event-batches";
+
     private JobEvents() {
     }
 
-    public static KStream<String, JobEvent> byJob(KStream<String, AssignedInput> assigned,
+    public static KStream<String, JobEvent> byJob(KStream<String, JobEventBatch> batches,
                                                   KStream<String, JobRecord> jobs) {
-        KStream<String, JobEvent> samples = assigned.flatMap((key, in) -> fanOut(in),
-                Named.as("job-events-fan-out"));
-        KStream<String, JobEvent> lifecycle = jobs.mapValues(JobEvent::of, Named.as("job-events-lifecycle"));
-        return samples.merge(lifecycle, Named.as("job-events-merge"))
-                .repartition(Repartitioned.<String, JobEvent>as("job-events")
-                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(JobEvent.class)));
+        KStream<String, JobEventBatch> lifecycle = jobs.mapValues(job -> JobEventBatch.of(JobEvent.of(job)),
+                Named.as("job-events-lifecycle"));
+        return batches.merge(lifecycle, Named.as("job-events-merge"))
+                .repartition(Repartitioned.<String, JobEventBatch>as(REPARTITION)
+                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(JobEventBatch.class)))
+                .flatMapValues(JobEventBatch::events, Named.as("job-events"));
     }
 
-    static List<KeyValue<String, JobEvent>> fanOut(AssignedInput in) {
-        List<KeyValue<String, JobEvent>> out = new ArrayList<>();
+    /** The job events a sample makes: one per job holding its device (or node), none when nothing holds it. */
+    static List<NodeTick.Routed> fanOut(AssignedInput in) {
+        List<NodeTick.Routed> out = new ArrayList<>(in.assignment().holders().size());
         int sharedBy = in.assignment().sharedBy();
         for (Holder holder : in.assignment().holders()) {
             JobEvent event = in.port() != null ? JobEvent.of(new JobSample(in.port(), holder, sharedBy))
                     : JobEvent.of(in.host());
-            out.add(KeyValue.pair(holder.uid(), event));
+            out.add(new NodeTick.Routed(holder.uid(), event));
         }
         return out;
     }

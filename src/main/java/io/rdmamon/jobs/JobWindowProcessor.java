@@ -3,24 +3,20 @@ package io.rdmamon.jobs;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
-import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.PortSample;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KeyValue;
+import io.rdmamon.streams.state.ObjectStore;
+import io.rdmamon.streams.state.ObjectStores;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,28 +32,23 @@ import java.util.TreeMap;
  * {@code portTimeout} of wall time (a silent collector, a job that let the device go) is no longer waited for; a
  * sample for an already closed window is counted ({@code rdmamon_streams_late_samples_total}) and left out.
  *
- * <p>Stores: {@code uid|start|node/device/port} → the port's sums in that window (one small entry per sample's
- * window, so a sample costs one read and one write whatever the job's size); {@code uid|node/device/port} → the
- * port's newest sample time; {@code uid} → end of the last window emitted.
+ * <p>State: one {@link JobWindows} per job in an {@link ObjectStore}: open windows' per-port sums, each port's newest
+ * sample time and the end of the last window emitted. A sample changes it in place; the changelog gets one record
+ * per job and commit.
  */
 public final class JobWindowProcessor implements Processor<String, JobEvent, String, JobWindow> {
-    static final String WINDOWS_STORE = "job-window-ports";
-    static final String PROGRESS_STORE = "job-window-progress";
-    static final String CLOSED_STORE = "job-window-closed";
-    private static final int START_DIGITS = 13;
+    static final String STORE = "job-windows";
     private static final long FORGET_PORT_MS = 3_600_000;
-    private static final StringSerializer KEYS = new StringSerializer();
 
     private final long sizeMs;
     private final long graceMs;
     private final long portTimeoutMs;
     private final Duration checkInterval;
     private final Counter lateSamples;
+    /** uid|port → wall time of its last sample; in memory: after a restart every port counts as just heard from. */
     private final Map<String, Long> arrivedAt = new HashMap<>();
     private ProcessorContext<String, JobWindow> context;
-    private KeyValueStore<String, PortWindow> windows;
-    private KeyValueStore<String, Long> progress;
-    private KeyValueStore<String, Long> closed;
+    private ObjectStore<JobWindows> jobs;
     private long startedAt;
 
     private JobWindowProcessor(long sizeMs, long graceMs, long portTimeoutMs, Duration checkInterval,
@@ -92,13 +83,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
 
             @Override
             public Set<StoreBuilder<?>> stores() {
-                return Set.of(
-                        Stores.keyValueStoreBuilder(storeType.keyValue(WINDOWS_STORE), Serdes.String(),
-                                JsonSerde.of(PortWindow.class)).withCachingEnabled(),
-                        Stores.keyValueStoreBuilder(storeType.keyValue(PROGRESS_STORE), Serdes.String(),
-                                Serdes.Long()).withCachingEnabled(),
-                        Stores.keyValueStoreBuilder(storeType.keyValue(CLOSED_STORE), Serdes.String(),
-                                Serdes.Long()).withCachingEnabled());
+                return Set.of(ObjectStores.builder(STORE, JobWindows.class, storeType));
             }
         };
     }
@@ -106,9 +91,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
     @Override
     public void init(ProcessorContext<String, JobWindow> context) {
         this.context = context;
-        this.windows = context.getStateStore(WINDOWS_STORE);
-        this.progress = context.getStateStore(PROGRESS_STORE);
-        this.closed = context.getStateStore(CLOSED_STORE);
+        this.jobs = context.getStateStore(STORE);
         this.startedAt = context.currentSystemTimeMs();
         context.schedule(checkInterval, PunctuationType.WALL_CLOCK_TIME, this::closeCompleteWindows);
     }
@@ -121,84 +104,67 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
         }
         String uid = record.key();
         PortSample s = js.sample();
-        String portKey = uid + "|" + s.key();
-        Long newest = progress.get(portKey);
-        if (newest == null || record.timestamp() > newest) {
-            progress.put(portKey, record.timestamp());
+        String port = s.key();
+        JobWindows w = jobs.get(uid);
+        if (w == null) {
+            w = new JobWindows();
         }
-        arrivedAt.put(portKey, context.currentSystemTimeMs());
+        w.newest.merge(port, record.timestamp(), Math::max);
+        arrivedAt.put(uid + "|" + port, context.currentSystemTimeMs());
+        jobs.put(uid, w);
         if (s.txBytesPerSec() == null && s.rxBytesPerSec() == null) {
             return;
         }
         long start = record.timestamp() - Math.floorMod(record.timestamp(), sizeMs);
-        Long closedUntil = closed.get(uid);
-        if (closedUntil != null && start < closedUntil) {
+        if (w.closedUntil != null && start < w.closedUntil) {
             lateSamples.increment();
             return;
         }
-        String key = uid + "|" + pad(start) + "|" + s.key();
-        PortWindow current = windows.get(key);
-        windows.put(key, (current == null ? PortWindow.empty(js) : current).add(js));
+        TreeMap<String, PortWindow> ports = w.open.computeIfAbsent(start, k -> new TreeMap<>());
+        PortWindow current = ports.get(port);
+        ports.put(port, (current == null ? PortWindow.empty(js) : current).add(js));
     }
 
     /** For each job: how far every reporting port has got, and which windows that completes. */
     private void closeCompleteWindows(long wallNow) {
-        Map<String, Long> reachedByAll = new TreeMap<>();
-        List<KeyValue<String, Long>> ports = new ArrayList<>();
-        try (KeyValueIterator<String, Long> it = progress.all()) {
-            it.forEachRemaining(ports::add);
-        }
-        for (KeyValue<String, Long> port : ports) {
-            String uid = port.key.substring(0, port.key.lastIndexOf('|'));
-            long silentFor = wallNow - arrivedAt.getOrDefault(port.key, startedAt);
-            if (silentFor >= FORGET_PORT_MS) {
-                progress.delete(port.key);
-                arrivedAt.remove(port.key);
-            }
-            boolean waitedFor = silentFor < portTimeoutMs;
-            reachedByAll.merge(uid, waitedFor ? port.value : Long.MAX_VALUE, Math::min);
-        }
-        reachedByAll.forEach((uid, reached) -> emitUpTo(uid, reached == Long.MAX_VALUE ? reached : reached - graceMs));
-        List<String> gone = new ArrayList<>();
-        try (KeyValueIterator<String, Long> it = closed.all()) {
-            it.forEachRemaining(kv -> {
-                if (!reachedByAll.containsKey(kv.key)) {
-                    gone.add(kv.key);
+        for (Map.Entry<String, JobWindows> job : new ArrayList<>(jobs.all().entrySet())) {
+            String uid = job.getKey();
+            JobWindows w = job.getValue();
+            long reached = Long.MAX_VALUE;
+            for (Iterator<Map.Entry<String, Long>> it = w.newest.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<String, Long> port = it.next();
+                String arrivalKey = uid + "|" + port.getKey();
+                long silentFor = wallNow - arrivedAt.getOrDefault(arrivalKey, startedAt);
+                if (silentFor >= FORGET_PORT_MS) {
+                    it.remove();
+                    arrivedAt.remove(arrivalKey);
                 }
-            });
+                if (silentFor < portTimeoutMs) {
+                    reached = Math.min(reached, port.getValue());
+                }
+            }
+            if (w.newest.isEmpty()) {
+                // nothing reports for this job any more: what is left of it goes
+                jobs.delete(uid);
+                continue;
+            }
+            emitUpTo(uid, w, reached == Long.MAX_VALUE ? reached : reached - graceMs);
+            jobs.put(uid, w);
         }
-        gone.forEach(closed::delete);
     }
 
-    private void emitUpTo(String uid, long reached) {
-        Map<Long, List<KeyValue<String, PortWindow>>> due = new TreeMap<>();
-        try (KeyValueIterator<String, PortWindow> it = windows.prefixScan(uid + "|", KEYS)) {
-            it.forEachRemaining(kv -> {
-                String rest = kv.key.substring(0, kv.key.lastIndexOf('|'));
-                if (rest.length() != uid.length() + 1 + START_DIGITS) {
-                    return; // another job whose uid starts with "uid|"
-                }
-                long start = Long.parseLong(rest.substring(rest.length() - START_DIGITS));
-                if (start + sizeMs <= reached) {
-                    due.computeIfAbsent(start, k -> new ArrayList<>()).add(kv);
-                }
-            });
-        }
-        due.forEach((start, entries) -> {
-            entries.forEach(kv -> windows.delete(kv.key));
-            PortWindow first = entries.get(0).value;
+    private void emitUpTo(String uid, JobWindows w, long reached) {
+        while (!w.open.isEmpty() && w.open.firstKey() + sizeMs <= reached) {
+            Map.Entry<Long, TreeMap<String, PortWindow>> due = w.open.pollFirstEntry();
+            long start = due.getKey();
+            List<PortWindow> ports = List.copyOf(due.getValue().values());
+            PortWindow first = ports.get(0);
             JobWindow window = new JobWindow(uid, first.job(), first.namespace(), start, start + sizeMs,
-                    first.expectedRanks(), entries.stream().map(kv -> kv.value).toList());
+                    first.expectedRanks(), ports);
             context.forward(new Record<>(uid, window, start + sizeMs));
-            Long closedUntil = closed.get(uid);
-            if (closedUntil == null || start + sizeMs > closedUntil) {
-                closed.put(uid, start + sizeMs);
+            if (w.closedUntil == null || start + sizeMs > w.closedUntil) {
+                w.closedUntil = start + sizeMs;
             }
-        });
-    }
-
-    private static String pad(long start) {
-        String digits = Long.toString(start);
-        return "0".repeat(Math.max(0, START_DIGITS - digits.length())) + digits;
+        }
     }
 }

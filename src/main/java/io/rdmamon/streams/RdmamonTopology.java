@@ -14,13 +14,14 @@ import io.rdmamon.detect.StallDetector;
 import io.rdmamon.detect.StragglerDetector;
 import io.rdmamon.jobs.AssignedInput;
 import io.rdmamon.jobs.AssignedSample;
-import io.rdmamon.jobs.Assignment;
 import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.jobs.JobBandwidths;
 import io.rdmamon.jobs.JobEvent;
+import io.rdmamon.jobs.JobEventBatch;
 import io.rdmamon.jobs.JobEvents;
 import io.rdmamon.jobs.JobWindow;
 import io.rdmamon.jobs.JobWindowProcessor;
+import io.rdmamon.jobs.NodeTickBatcher;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobBandwidth;
@@ -36,10 +37,8 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
 import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.kstream.Repartitioned;
 
 import java.util.Properties;
 
@@ -80,12 +79,21 @@ public final class RdmamonTopology {
     }
 
     public static Topology build(StreamsAppConfig cfg, MeterRegistry registry) {
+        return build(cfg, registry, 0);
+    }
+
+    /**
+     * @param samplePartitions partitions of the sample topics (the assignment changes are re-partitioned to match);
+     *                         0 when unknown, as in tests and replays on one partition
+     */
+    public static Topology build(StreamsAppConfig cfg, MeterRegistry registry, int samplePartitions) {
         StreamsBuilder builder = new StreamsBuilder();
-        build(builder, cfg, registry);
+        build(builder, cfg, registry, samplePartitions);
         return builder.build(streamsConfig(cfg));
     }
 
-    public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry) {
+    public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry,
+                             int samplePartitions) {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
         KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES,
@@ -95,18 +103,20 @@ public final class RdmamonTopology {
         KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS, topics.deadLetter(),
                 registry);
 
-        KTable<String, Assignment> assignments = JobAssignments.table(jobs, cfg.historyRetention(), cfg.storeType());
-        KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, assignments,
-                cfg.joinGrace());
+        // everything up to the job side runs in the node's own partition: no per-sample repartition
+        KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, jobs, samplePartitions,
+                cfg.historyRetention(), registry, cfg.storeType());
         KStream<String, AssignedSample> ports = assigned
                 .filter((key, in) -> in.port() != null, Named.as("assigned-ports"))
                 .mapValues(in -> new AssignedSample(in.port(), in.assignment()), Named.as("assigned-samples"));
 
-        ports.map((key, a) -> KeyValue.pair(a.sample().key(), LinkHealths.of(a)), Named.as("link-health"))
+        ports.process(() -> new LinkHealthCadence(cfg.linkHealthInterval().toMillis()), Named.as("link-health"))
                 .to(topics.linkHealth(), Produced.with(Serdes.String(), JsonSerde.of(LinkHealth.class))
                         .withName("link-health-out"));
 
-        KStream<String, JobEvent> jobEvents = JobEvents.byJob(assigned, jobs);
+        KStream<String, JobEventBatch> batches = assigned.process(
+                NodeTickBatcher.supplier(cfg.punctuateInterval(), cfg.storeType()), Named.as("node-ticks"));
+        KStream<String, JobEvent> jobEvents = JobEvents.byJob(batches, jobs);
         KStream<String, JobWindow> windows = jobEvents.process(
                 JobWindowProcessor.supplier(cfg.windowSize(), cfg.windowGrace(), cfg.windowPortTimeout(),
                         cfg.punctuateInterval(), registry, cfg.storeType()), Named.as("job-windows"));
@@ -134,6 +144,9 @@ public final class RdmamonTopology {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, cfg.getInt(StreamsAppConfig.THREADS_CONFIG));
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, cfg.getInt(StreamsAppConfig.REPLICATION_FACTOR_CONFIG));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        // exactly-once's default of 100 ms makes every commit a transaction and a changelog flush: a deliberate,
+        // longer interval batches them; outputs become visible at commits, so it bounds the alert latency too
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, cfg.commitInterval().toMillis());
         // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 LogAndContinueProcessingExceptionHandler.class);
@@ -147,6 +160,7 @@ public final class RdmamonTopology {
                 Named.as(DetectorProcessor.storeName(detector.type()) + "-detector"));
     }
 
+    /** Samples are partitioned by node at the source, so the node-keyed heartbeats need no repartition. */
     private static KStream<String, Alert> collectorSilence(KStream<String, PortSample> samples,
                                                            KStream<String, HostIfaceSample> hosts,
                                                            StreamsAppConfig cfg, MeterRegistry registry) {
@@ -155,8 +169,6 @@ public final class RdmamonTopology {
         KStream<String, Heartbeat> fromHosts = hosts.map((key, h) ->
                 KeyValue.pair(h.node(), new Heartbeat(h.node(), h.ts(), h.intervalMs())), Named.as("host-heartbeats"));
         return fromPorts.merge(fromHosts, Named.as("heartbeats"))
-                .repartition(Repartitioned.<String, Heartbeat>as("heartbeats-by-node")
-                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(Heartbeat.class)))
                 .process(CollectorSilenceDetector.supplier(cfg.detectors(), cfg.punctuateInterval(), registry,
                         cfg.storeType()),
                         Named.as("collector-silent-detector"));

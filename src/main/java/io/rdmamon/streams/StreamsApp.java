@@ -37,7 +37,7 @@ public final class StreamsApp implements AutoCloseable {
         if (cfg.getBoolean(StreamsAppConfig.TOPICS_CREATE_CONFIG)) {
             StreamsTopics.ensure(cfg);
         }
-        Topology topology = RdmamonTopology.build(cfg, registry);
+        Topology topology = RdmamonTopology.build(cfg, registry, StreamsTopics.samplePartitions(cfg));
         log.debug("topology:\n{}", topology.describe());
         streams = new KafkaStreams(topology, RdmamonTopology.streamsConfig(cfg));
         streams.setUncaughtExceptionHandler(e -> {

@@ -87,12 +87,20 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "(wall clock: a silent collector, a device the job let go) is no longer waited for, so the job's windows "
             + "go out without it (fewer ranks reporting).";
 
-    public static final String JOIN_GRACE_CONFIG = "streams.jobs.join.grace.ms";
-    public static final long DEFAULT_JOIN_GRACE = 2_000;
-    private static final String JOIN_GRACE_DOC = "Samples wait this long (in stream time) before they are joined with "
-            + "the job assignment valid at their timestamp, so job metadata published up to this late still applies. "
-            + "Adds the same latency to every output. 0 is right when metadata is always published before samples "
-            + "(e.g. a replay fed in timestamp order).";
+    public static final String COMMIT_INTERVAL_CONFIG = "streams.commit.interval.ms";
+    public static final long DEFAULT_COMMIT_INTERVAL = 500;
+    private static final String COMMIT_INTERVAL_DOC = "How often the app commits its exactly-once transaction. "
+            + "Outputs (alerts, link health, job bandwidth) become visible to read_committed consumers at commits, "
+            + "and the job side sees a node's samples one commit after the node side: the sample-to-alert latency is "
+            + "up to about twice this. Each commit writes the changed state (once per key) to the changelogs and one "
+            + "transaction marker per partition written, so shorter intervals cost more Kafka writes.";
+
+    public static final String LINK_HEALTH_INTERVAL_CONFIG = "streams.link.health.interval.ms";
+    public static final long DEFAULT_LINK_HEALTH_INTERVAL = 10_000;
+    private static final String LINK_HEALTH_INTERVAL_DOC = "rdma.link-health carries each port's first sample of "
+            + "every such interval of event time, and at once every sample whose verdict changed (state, physical "
+            + "state, holding job, sharing) or that counted errors other than congestion. The per-second series of "
+            + "every port stays on rdma.port-samples.";
 
     public static final String HISTORY_RETENTION_CONFIG = "streams.jobs.history.retention.ms";
     public static final long DEFAULT_HISTORY_RETENTION = Duration.ofDays(1).toMillis();
@@ -149,8 +157,10 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Importance.MEDIUM, WINDOW_GRACE_DOC)
             .define(WINDOW_PORT_TIMEOUT_CONFIG, Type.LONG, DEFAULT_WINDOW_PORT_TIMEOUT, Range.between(1_000, 3_600_000),
                     Importance.LOW, WINDOW_PORT_TIMEOUT_DOC)
-            .define(JOIN_GRACE_CONFIG, Type.LONG, DEFAULT_JOIN_GRACE, Range.between(0, 600_000), Importance.MEDIUM,
-                    JOIN_GRACE_DOC)
+            .define(COMMIT_INTERVAL_CONFIG, Type.LONG, DEFAULT_COMMIT_INTERVAL, Range.between(10, 60_000),
+                    Importance.MEDIUM, COMMIT_INTERVAL_DOC)
+            .define(LINK_HEALTH_INTERVAL_CONFIG, Type.LONG, DEFAULT_LINK_HEALTH_INTERVAL, Range.between(1_000,
+                    3_600_000), Importance.MEDIUM, LINK_HEALTH_INTERVAL_DOC)
             .define(HISTORY_RETENTION_CONFIG, Type.LONG, DEFAULT_HISTORY_RETENTION,
                     Range.between(60_000, Duration.ofDays(365).toMillis()), Importance.LOW, HISTORY_RETENTION_DOC)
             .define(PUNCTUATE_INTERVAL_CONFIG, Type.LONG, DEFAULT_PUNCTUATE_INTERVAL, Range.between(100, 60_000),
@@ -164,10 +174,6 @@ public final class StreamsAppConfig extends AbstractConfig {
     public StreamsAppConfig(Map<String, ?> originals) {
         super(CONFIG_DEF, originals, false);
         this.detectors = new DetectorConfig(this);
-        if (getLong(HISTORY_RETENTION_CONFIG) < getLong(JOIN_GRACE_CONFIG)) {
-            throw new ConfigException(HISTORY_RETENTION_CONFIG + " (" + getLong(HISTORY_RETENTION_CONFIG)
-                    + ") must be at least " + JOIN_GRACE_CONFIG + " (" + getLong(JOIN_GRACE_CONFIG) + ")");
-        }
     }
 
     public DetectorConfig detectors() {
@@ -209,8 +215,12 @@ public final class StreamsAppConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(WINDOW_PORT_TIMEOUT_CONFIG));
     }
 
-    public Duration joinGrace() {
-        return Duration.ofMillis(getLong(JOIN_GRACE_CONFIG));
+    public Duration commitInterval() {
+        return Duration.ofMillis(getLong(COMMIT_INTERVAL_CONFIG));
+    }
+
+    public Duration linkHealthInterval() {
+        return Duration.ofMillis(getLong(LINK_HEALTH_INTERVAL_CONFIG));
     }
 
     public Duration historyRetention() {

@@ -66,6 +66,36 @@ final class StreamsTopics {
         }
     }
 
+    /**
+     * The partitions of the sample topics, which the job-assignment changes are re-partitioned to match (both sample
+     * topics are partitioned by node, see {@link io.rdmamon.model.NodePartitioner}). Falls back to
+     * {@code streams.topics.partitions} when the topic cannot be described; a difference between the two sample
+     * topics is logged, since then one node's host samples are judged apart from its ports.
+     */
+    static int samplePartitions(StreamsAppConfig cfg) {
+        StreamsAppConfig.TopicNames t = cfg.topics();
+        Map<String, Object> props = new HashMap<>(cfg.kafkaOverrides());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+        try (Admin admin = Admin.create(props)) {
+            Map<String, Integer> counts = new HashMap<>();
+            admin.describeTopics(List.of(t.portSamples(), t.hostSamples())).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .forEach((name, d) -> counts.put(name, d.partitions().size()));
+            int ports = counts.get(t.portSamples());
+            if (counts.get(t.hostSamples()) != ports) {
+                log.warn("{} has {} partitions and {} has {}: they must match, or a node's host samples are judged "
+                        + "apart from its ports", t.portSamples(), ports, t.hostSamples(), counts.get(t.hostSamples()));
+            }
+            return ports;
+        } catch (ExecutionException | TimeoutException e) {
+            int configured = cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
+            log.warn("could not describe {} ({}); assuming {} partitions", t.portSamples(), e.getMessage(), configured);
+            return configured;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
+        }
+    }
+
     /** The {@code kafka-topics.sh} commands that create what {@link #ensure} would. */
     static String commands(StreamsAppConfig cfg) {
         StreamsAppConfig.TopicNames t = cfg.topics();

@@ -36,22 +36,38 @@ class JobAssignmentsTest {
         return out;
     }
 
-    private String jobOfFirstSample(Map<String, ?> overrides) {
-        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1"), List.of("erdma_0"));
-        try (TopologyHarness h = new TopologyHarness(stateDir, T0, overrides)) {
-            h.feed(metadataArrivesLate(job));
-            return h.linkHealth.stream().filter(l -> l.ts() == T0 + 1_000).findFirst().orElseThrow().job();
+    /** The job of each link-health record of the job's port, by sample time. */
+    private Map<Long, String> jobBySampleTime(List<Event> events) {
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of(
+                StreamsAppConfig.LINK_HEALTH_INTERVAL_CONFIG, 1_000))) {
+            h.feed(events);
+            Map<Long, String> out = new java.util.TreeMap<>();
+            h.linkHealth.forEach(l -> out.put(l.ts(), String.valueOf(l.job())));
+            return out;
         }
     }
 
     @Test
-    void shouldJoinSampleWithJobWhenMetadataArrivesLateWithinGrace() {
-        assertThat(jobOfFirstSample(Map.of())).isEqualTo("uid-a");
+    void shouldJoinEachSampleWithTheJobThatHeldTheDeviceAtItsTimestamp() {
+        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1"), List.of("erdma_0"));
+        List<Event> events = new ArrayList<>();
+        events.add(new Event(T0 + 500, null, null, job.record(JobRecord.RUNNING, T0 + 500)));
+        events.addAll(sim.run(T0, T0 + 5_001));
+        events.add(new Event(T0 + 5_500, null, null, job.record(JobRecord.SUCCEEDED, T0 + 5_500)));
+        events.addAll(sim.run(T0 + 5_000, T0 + 8_000));
+        Map<Long, String> jobs = jobBySampleTime(events);
+        assertThat(jobs.get(T0 + 1_000)).isEqualTo("uid-a");
+        assertThat(jobs.get(T0 + 5_000)).isEqualTo("uid-a");
+        assertThat(jobs.get(T0 + 6_000)).isEqualTo("null");
     }
 
     @Test
-    void shouldLeaveSampleUnassignedWhenMetadataArrivesAfterItWithoutGrace() {
-        assertThat(jobOfFirstSample(Map.of(StreamsAppConfig.JOIN_GRACE_CONFIG, 0))).isNull();
+    void shouldLeaveSamplesProcessedBeforeTheirMetadataUnassignedAndJoinTheRest() {
+        // no join grace: a sample is judged when it is processed; metadata that comes later applies from then on
+        Map<Long, String> jobs = jobBySampleTime(metadataArrivesLate(sim.job("uid-a", List.of("n1"),
+                List.of("erdma_0"))));
+        assertThat(jobs.get(T0 + 1_000)).isEqualTo("null");
+        assertThat(jobs.get(T0 + 2_000)).isEqualTo("uid-a");
     }
 
     @Test

@@ -30,7 +30,9 @@ class DeadLetterTest {
         TrainingTraffic.Job job = sim.job("uid-a", List.of("n1"), List.of("erdma_0")).trains(T0, Long.MAX_VALUE);
         sim.record(job, JobRecord.RUNNING, T0);
         List<TrainingTraffic.Event> events = sim.run(T0, T0 + 30_000);
-        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+        // link health of every sample (one a second), to count that the good records went on
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of(
+                StreamsAppConfig.LINK_HEALTH_INTERVAL_CONFIG, 1_000))) {
             StreamsAppConfig.TopicNames t = h.cfg.topics();
             h.feed(events.subList(0, events.size() / 2));
             int linkHealthBefore = h.linkHealth.size();

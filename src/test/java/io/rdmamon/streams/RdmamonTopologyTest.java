@@ -67,7 +67,7 @@ class RdmamonTopologyTest {
         List<TrainingTraffic.Event> skewed = sim.run(T0, T0 + 330_000).stream()
                 .sorted(Comparator.comparingLong(e -> e.ts() + (lagging(e) ? 40_000 : 0)))
                 .toList();
-        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of(StreamsAppConfig.JOIN_GRACE_CONFIG, 0))) {
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
             h.feed(skewed);
             assertThat(h.alerts).extracting(a -> a.type() + " " + a.status())
                     .containsExactly("STALLED_SYNC firing", "STALLED_SYNC resolved");

@@ -162,7 +162,7 @@ class StreamsBenchmark {
         sim.record(sim.job("job-a", List.of("n1", "n2", "n3", "n4"), devices).trains(t0 + 5_000, Long.MAX_VALUE),
                 JobRecord.RUNNING, t0);
         Map<String, Object> s = new HashMap<>(Map.of(StreamsAppConfig.STATE_DIR_CONFIG, stateDir.toString(),
-                StreamsAppConfig.STATE_STORE_TYPE_CONFIG, "in_memory", StreamsAppConfig.JOIN_GRACE_CONFIG, 0));
+                StreamsAppConfig.STATE_STORE_TYPE_CONFIG, "in_memory"));
         StreamsAppConfig cfg = new StreamsAppConfig(s);
         try (TopologyTestDriver driver = new TopologyTestDriver(RdmamonTopology.build(cfg, new SimpleMeterRegistry()),
                 RdmamonTopology.streamsConfig(cfg), Instant.ofEpochMilli(t0))) {

@@ -1,0 +1,27 @@
+package io.rdmamon.jobs;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One job's open bandwidth windows, as {@link JobWindowProcessor} keeps them: per window start, each port's sums;
+ * per port, its newest sample time; and the end of the last window emitted. Mutable and kept whole per job, so a
+ * sample costs no store encoding and a commit writes one record per job, whatever the job's size.
+ */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE,
+        isGetterVisibility = Visibility.NONE)
+final class JobWindows {
+    /** Window start → port (node/device/port) → its sums in that window. */
+    TreeMap<Long, TreeMap<String, PortWindow>> open = new TreeMap<>();
+    /** Port → newest sample time. */
+    Map<String, Long> newest = new TreeMap<>();
+    /** End of the last window emitted; null before the first. */
+    Long closedUntil;
+
+    boolean isEmpty() {
+        return open.isEmpty() && newest.isEmpty();
+    }
+}

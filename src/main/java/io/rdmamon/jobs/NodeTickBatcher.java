@@ -1,0 +1,134 @@
+package io.rdmamon.jobs;
+
+import io.rdmamon.config.StoreType;
+import io.rdmamon.streams.state.ObjectStore;
+import io.rdmamon.streams.state.ObjectStores;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.StoreBuilder;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns each node's sampling pass into one {@link JobEventBatch} per job holding something on the node, keyed by job
+ * uid: the job side then gets one record per node and second instead of one per sample. A collector stamps every
+ * sample of a pass with the same {@code ts}; the pass is complete when as many samples arrived as in the node's
+ * previous pass, when a sample of a newer pass arrives, or at the latest {@code flushAfter} of wall time after its
+ * first sample (a port that went away). The first pass of a node after a start, whose size is not known yet, and
+ * stragglers of older passes go on sample by sample. Open passes are kept in an {@link ObjectStore}, so a commit in
+ * the middle of one loses nothing.
+ */
+public final class NodeTickBatcher implements Processor<String, AssignedInput, String, JobEventBatch> {
+    public static final String STORE = "node-ticks";
+
+    /** The newest pass time of a node, how many of its samples came, and the size of its previous pass (0: unknown). */
+    private static final class Pass {
+        long ts = Long.MIN_VALUE;
+        int seen;
+        int size;
+    }
+
+    private final Duration flushAfter;
+    /** Each node's current pass: in memory, after a restart the first pass is passed on sample by sample. */
+    private final Map<String, Pass> passes = new HashMap<>();
+    /** Wall time each open pass got its first sample; in memory, like the passes. */
+    private final Map<String, Long> openedAt = new HashMap<>();
+    private ProcessorContext<String, JobEventBatch> context;
+    private ObjectStore<NodeTick> ticks;
+
+    private NodeTickBatcher(Duration flushAfter) {
+        this.flushAfter = flushAfter;
+    }
+
+    public static ProcessorSupplier<String, AssignedInput, String, JobEventBatch> supplier(Duration flushAfter,
+                                                                                          StoreType storeType) {
+        return new ProcessorSupplier<>() {
+            @Override
+            public Processor<String, AssignedInput, String, JobEventBatch> get() {
+                return new NodeTickBatcher(flushAfter);
+            }
+
+            @Override
+            public Set<StoreBuilder<?>> stores() {
+                return Set.of(ObjectStores.builder(STORE, NodeTick.class, storeType));
+            }
+        };
+    }
+
+    @Override
+    public void init(ProcessorContext<String, JobEventBatch> context) {
+        this.context = context;
+        this.ticks = context.getStateStore(STORE);
+        context.schedule(flushAfter, PunctuationType.WALL_CLOCK_TIME, this::flushOverdue);
+    }
+
+    @Override
+    public void process(Record<String, AssignedInput> record) {
+        AssignedInput in = record.value();
+        String node = in.port() != null ? in.port().node() : in.host().node();
+        long ts = record.timestamp();
+        Pass pass = passes.computeIfAbsent(node, n -> new Pass());
+        if (ts > pass.ts) {
+            if (pass.seen > 0) {
+                pass.size = pass.seen;
+            }
+            pass.ts = ts;
+            pass.seen = 0;
+        }
+        if (ts == pass.ts) {
+            pass.seen++;
+        }
+        NodeTick tick = ticks.get(node);
+        if (tick != null && tick.ts() != ts) {
+            // a newer pass began (or a straggler of an older one came): the open one is as complete as it gets
+            emit(tick);
+            ticks.delete(node);
+            tick = null;
+        }
+        if (pass.size == 0 || ts < pass.ts) {
+            // the node's first pass since start (its size unknown), or a straggler: not held back
+            emit(NodeTick.open(ts).add(JobEvents.fanOut(in)));
+            return;
+        }
+        if (tick == null) {
+            tick = NodeTick.open(ts);
+            openedAt.put(node, context.currentSystemTimeMs());
+        }
+        tick = tick.add(JobEvents.fanOut(in));
+        if (pass.seen >= pass.size) {
+            emit(tick);
+            ticks.delete(node);
+            openedAt.remove(node);
+        } else {
+            ticks.put(node, tick);
+        }
+    }
+
+    private void flushOverdue(long wallNow) {
+        for (var entry : new ArrayList<>(ticks.all().entrySet())) {
+            long opened = openedAt.computeIfAbsent(entry.getKey(), n -> wallNow);
+            if (wallNow - opened >= flushAfter.toMillis()) {
+                emit(entry.getValue());
+                ticks.delete(entry.getKey());
+                openedAt.remove(entry.getKey());
+            }
+        }
+    }
+
+    private void emit(NodeTick tick) {
+        Map<String, List<JobEvent>> byJob = new LinkedHashMap<>();
+        for (NodeTick.Routed routed : tick.events()) {
+            byJob.computeIfAbsent(routed.uid(), uid -> new ArrayList<>()).add(routed.event());
+        }
+        byJob.forEach((uid, events) -> context.forward(new Record<>(uid, new JobEventBatch(events), tick.ts())));
+    }
+}
