@@ -88,11 +88,11 @@ public final class RdmamonTopology {
     public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry) {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
-        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES,
+        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES.withLimits(cfg.contractLimits()),
                 topics.deadLetter(), registry);
-        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES,
+        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES.withLimits(cfg.contractLimits()),
                 topics.deadLetter(), registry);
-        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS, topics.deadLetter(),
+        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(cfg.contractLimits()), topics.deadLetter(),
                 registry);
 
         KTable<String, Assignment> assignments = JobAssignments.table(jobs, cfg.historyRetention(), cfg.storeType());
