@@ -1,6 +1,7 @@
 package io.rdmamon.model;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -121,6 +122,10 @@ public final class RecordParser<T> {
         T value;
         try {
             value = Json.MAPPER.treeToValue(tree, type);
+        } catch (JsonMappingException e) {
+            // Jackson's first line names the Java type, not the field: name the field from its path
+            return Parsed.rejected(new Rejection(Rejection.WRONG_TYPE, "not a valid " + type.getSimpleName()
+                    + ": field '" + path(e) + "' has the wrong type or value: " + e.getOriginalMessage()));
         } catch (JsonProcessingException | IllegalArgumentException e) {
             return Parsed.rejected(new Rejection(Rejection.WRONG_TYPE, "not a valid " + type.getSimpleName() + ": "
                     + firstLine(e)));
@@ -193,6 +198,19 @@ public final class RecordParser<T> {
             out.put((String) nameKindPairs[i], (Kind) nameKindPairs[i + 1]);
         }
         return out;
+    }
+
+    /** {@code ranks[0].devices}: where in the record a mapping failed. */
+    private static String path(JsonMappingException e) {
+        StringBuilder out = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                out.append(out.isEmpty() ? "" : ".").append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                out.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return out.toString();
     }
 
     private static String firstLine(Exception e) {
