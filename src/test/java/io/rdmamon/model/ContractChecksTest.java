@@ -6,57 +6,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.rdmamon.testing.ContractRecords.KAFKA_TS;
+import static io.rdmamon.testing.ContractRecords.NOMINAL;
+import static io.rdmamon.testing.ContractRecords.hostSample;
+import static io.rdmamon.testing.ContractRecords.job;
+import static io.rdmamon.testing.ContractRecords.podDevices;
+import static io.rdmamon.testing.ContractRecords.portSample;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The contracts' value ranges, one rule at a time, through the parsers every reader uses. */
+/**
+ * The contracts' value ranges, one rule at a time, through the parsers every reader uses; valid records from
+ * {@link io.rdmamon.testing.ContractRecords}.
+ */
 class ContractChecksTest {
-    static final long KAFKA_TS = 1_767_225_600_000L; // 2026-01-01T00:00:00Z
-    static final long NOMINAL = 12_500_000_000L; // 100 Gb/s
-
-    static Map<String, Object> portSample() {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("v", 1);
-        s.put("node", "gpu-node-07");
-        s.put("device", "mlx5_0");
-        s.put("port", 1);
-        s.put("ts", KAFKA_TS);
-        s.put("intervalMs", 1000);
-        s.put("source", "sysfs");
-        s.put("state", "ACTIVE");
-        s.put("rateBytesPerSec", NOMINAL);
-        s.put("txBytesPerSec", 9.5e8);
-        s.put("rxBytesPerSec", 9.5e8);
-        s.put("txPacketsPerSec", 147_128.0);
-        s.put("rxPacketsPerSec", 150_423.0);
-        s.put("errors", Map.of("port_rcv_errors", 3));
-        s.put("errorClasses", Map.of("physical", 3));
-        return s;
-    }
-
-    static Map<String, Object> job() {
-        Map<String, Object> j = new LinkedHashMap<>();
-        j.put("v", 1);
-        j.put("uid", "uid-a");
-        j.put("job", "llama");
-        j.put("state", JobRecord.RUNNING);
-        j.put("updatedAt", KAFKA_TS);
-        j.put("startedAt", KAFKA_TS - 60_000);
-        j.put("worldSize", 2);
-        j.put("ranks", List.of(Map.of("rank", 0, "pod", "llama-0", "node", "n1", "devices", List.of("mlx5_0")),
-                Map.of("rank", 1, "pod", "llama-1", "node", "n2", "devices", List.of("mlx5_0", "mlx5_1"))));
-        return j;
-    }
-
-    static Map<String, Object> podDevices() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", 1);
-        m.put("node", "n1");
-        m.put("ts", KAFKA_TS);
-        m.put("pods", List.of(Map.of("namespace", "ml", "pod", "llama-0", "devices", List.of("mlx5_0"),
-                "shared", false, "unresolved", List.of("rdma/hca"))));
-        return m;
-    }
-
     static Map<String, Object> with(Map<String, Object> record, String field, Object value) {
         Map<String, Object> out = new LinkedHashMap<>(record);
         out.put(field, value);
@@ -78,9 +40,7 @@ class ContractChecksTest {
         assertThat(parse(RecordParser.PORT_SAMPLE, portSample()).error()).isNull();
         assertThat(parse(RecordParser.JOB, job()).error()).isNull();
         assertThat(parse(RecordParser.POD_DEVICES, podDevices()).error()).isNull();
-        Map<String, Object> host = new LinkedHashMap<>(Map.of("v", 1, "node", "n1", "iface", "eth0", "ts", KAFKA_TS,
-                "intervalMs", 1000, "txBytesPerSec", 1e9, "errors", Map.of("rx_dropped", 2)));
-        assertThat(parse(RecordParser.HOST_SAMPLE, host).error()).isNull();
+        assertThat(parse(RecordParser.HOST_SAMPLE, hostSample()).error()).isNull();
     }
 
     @Test
