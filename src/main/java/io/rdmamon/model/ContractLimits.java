@@ -25,8 +25,8 @@ public record ContractLimits(long maxFutureMs, double rateMultiple, double maxBy
     private static final String MAX_FUTURE_DOC = "Input records whose own time (ts, updatedAt, startedAt) is more "
             + "than this ahead of their Kafka record timestamp go to the dead-letter topic: a clock that far off, or a "
             + "time in the wrong unit (microseconds), would put points in the future. Times behind the Kafka timestamp "
-            + "are always accepted, so replays of old data work. Producers stamp records when they send them, so this "
-            + "only needs to cover clock skew between nodes.";
+            + "are accepted (back to 2001), so replays of old data work. Producers stamp records when they send them, "
+            + "so this only needs to cover clock skew between nodes.";
 
     public static final String RATE_MULTIPLE_CONFIG = "contract.rate.max.multiple";
     public static final double DEFAULT_RATE_MULTIPLE = 2.0;
