@@ -51,7 +51,7 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
             RecordParser.Parsed<T> parsed = input.parser().parse(record.value(), record.timestamp());
             value = parsed.value();
             problem = parsed.ok() ? input.check(key, value) : parsed.error();
-            code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code();
+            code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code(); // parsed: only the key check can fail
         }
         if (problem == null) {
             context.forward(new Record<>(input.key(value), new Decoded<>(value, null), input.eventTime(value)));

@@ -13,8 +13,8 @@ import org.apache.kafka.streams.kstream.Produced;
 /**
  * Reads an input topic as raw bytes and decodes it: good records continue, poison records (not JSON, unknown
  * {@code v}, missing fields, values outside the contract) go to the dead-letter topic with the reason, counted as
- * {@code rdmamon_streams_dead_letters_total{topic,reason}}. Nothing in the topology ever sees a record it cannot use, so
- * no deserialization exception can stop the app.
+ * {@code rdmamon_streams_dead_letters_total{topic,reason}}. Nothing in the topology ever sees a record it cannot use,
+ * so no deserialization exception can stop the app.
  */
 final class Inputs {
     private Inputs() {

@@ -22,6 +22,7 @@ import io.rdmamon.jobs.JobEvents;
 import io.rdmamon.jobs.JobWindow;
 import io.rdmamon.jobs.JobWindowProcessor;
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
@@ -88,12 +89,13 @@ public final class RdmamonTopology {
     public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry) {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
-        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES.withLimits(cfg.contractLimits()),
+        ContractLimits limits = cfg.contractLimits();
+        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(),
+                Input.PORT_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
+        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(),
+                Input.HOST_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
+        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(limits),
                 topics.deadLetter(), registry);
-        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES.withLimits(cfg.contractLimits()),
-                topics.deadLetter(), registry);
-        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(cfg.contractLimits()), topics.deadLetter(),
-                registry);
 
         KTable<String, Assignment> assignments = JobAssignments.table(jobs, cfg.historyRetention(), cfg.storeType());
         KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, assignments,

@@ -189,7 +189,8 @@ class ContractChecksTest {
                 "n1", "mlx5_0", 1, KAFKA_TS, KAFKA_TS + 4_000, KAFKA_TS - 1, "down", Map.of())).message())
                 .contains("'endsAt'", "before startsAt");
         assertThat(ContractChecks.alert(new Alert(1, "id", Alert.LINK_DOWN, Alert.FIRING, "critical", null, null,
-                "n1", "mlx5_0", 0, KAFKA_TS, KAFKA_TS, null, "down", Map.of())).code()).isEqualTo(Rejection.OUT_OF_RANGE);
+                "n1", "mlx5_0", 0, KAFKA_TS, KAFKA_TS, null, "down", Map.of())).code())
+                .isEqualTo(Rejection.OUT_OF_RANGE);
         assertThat(ContractChecks.alert(new Alert(1, "id", Alert.LINK_DOWN, Alert.FIRING, "critical", null, null,
                 null, null, null, -5, KAFKA_TS, null, "down", Map.of())).message()).contains("'startsAt' is -5");
     }

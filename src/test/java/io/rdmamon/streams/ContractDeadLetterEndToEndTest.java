@@ -52,8 +52,8 @@ class ContractDeadLetterEndToEndTest {
         settings.put(StreamsAppConfig.APPLICATION_ID_CONFIG, "rdmamon-contract-" + suffix);
         settings.put(StreamsAppConfig.STATE_DIR_CONFIG, stateDir.toString());
         settings.put(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG, 1);
-        for (String key : List.of(StreamsAppConfig.PORT_SAMPLES_TOPIC_CONFIG, StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG,
-                StreamsAppConfig.JOBS_TOPIC_CONFIG, StreamsAppConfig.JOB_BANDWIDTH_TOPIC_CONFIG,
+        for (String key : List.of(StreamsAppConfig.PORT_SAMPLES_TOPIC_CONFIG,
+                StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG, StreamsAppConfig.JOBS_TOPIC_CONFIG, StreamsAppConfig.JOB_BANDWIDTH_TOPIC_CONFIG,
                 StreamsAppConfig.LINK_HEALTH_TOPIC_CONFIG, StreamsAppConfig.ALERTS_TOPIC_CONFIG,
                 StreamsAppConfig.DEAD_LETTER_TOPIC_CONFIG)) {
             settings.put(key, key.substring("streams.topic.".length()) + "-" + suffix);
