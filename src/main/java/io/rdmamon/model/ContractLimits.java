@@ -29,11 +29,12 @@ public record ContractLimits(long maxFutureMs, double rateMultiple, double maxBy
             + "so this only needs to cover clock skew between nodes.";
 
     public static final String RATE_MULTIPLE_CONFIG = "contract.rate.max.multiple";
-    public static final double DEFAULT_RATE_MULTIPLE = 2.0;
+    public static final double DEFAULT_RATE_MULTIPLE = 4.0;
     private static final String RATE_MULTIPLE_DOC = "A port sample whose byte or packet rate exceeds this multiple of "
-            + "the port's nominal rateBytesPerSec (when known and above 0) goes to the dead-letter topic. Above 1 so "
-            + "that sampling jitter (a counter read a little late makes one interval look faster) is never refused: "
-            + "2 refuses only rates no link can carry.";
+            + "the port's nominal rateBytesPerSec (when known and above 0) goes to the dead-letter topic. 4 refuses a "
+            + "producer that reports bits as bytes (8x) but keeps the sample that straddles a link-width fallback "
+            + "(4X to 1X: counted partly at the old speed, stamped with the new one, so under 4x), and sampling "
+            + "jitter. A faster fallback (e.g. EDR to SDR, 10x) can lose that one sample: raise it if that matters.";
 
     public static final String MAX_BYTES_PER_SEC_CONFIG = "contract.rate.max.bytes.per.sec";
     public static final double DEFAULT_MAX_BYTES_PER_SEC = 1e12;

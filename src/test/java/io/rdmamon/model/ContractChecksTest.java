@@ -77,11 +77,11 @@ class ContractChecksTest {
 
     @Test
     void shouldBoundRatesByAMultipleOfTheNominalRateWhenKnown() {
-        double twice = 2.0 * NOMINAL;
-        assertThat(parse(RecordParser.PORT_SAMPLE, with(portSample(), "txBytesPerSec", twice)).ok()).isTrue();
-        assertRejected(parse(RecordParser.PORT_SAMPLE, with(portSample(), "txBytesPerSec", twice + 1_000)),
+        double most = ContractLimits.DEFAULT_RATE_MULTIPLE * NOMINAL;
+        assertThat(parse(RecordParser.PORT_SAMPLE, with(portSample(), "txBytesPerSec", most)).ok()).isTrue();
+        assertRejected(parse(RecordParser.PORT_SAMPLE, with(portSample(), "txBytesPerSec", most + 1_000)),
                 Rejection.RATE_TOO_HIGH, "'txBytesPerSec'", "contract.rate.max.multiple");
-        assertRejected(parse(RecordParser.PORT_SAMPLE, with(portSample(), "rxPacketsPerSec", twice + 1_000)),
+        assertRejected(parse(RecordParser.PORT_SAMPLE, with(portSample(), "rxPacketsPerSec", most + 1_000)),
                 Rejection.RATE_TOO_HIGH, "'rxPacketsPerSec'");
         // nominal unknown (null) or 0 (a down port): only the ceiling applies
         assertThat(parse(RecordParser.PORT_SAMPLE, with(with(portSample(), "rateBytesPerSec", null),
