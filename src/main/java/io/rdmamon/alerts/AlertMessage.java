@@ -2,7 +2,9 @@ package io.rdmamon.alerts;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.ContractChecks;
 import io.rdmamon.model.Json;
+import io.rdmamon.model.Rejection;
 
 import java.io.IOException;
 
@@ -12,7 +14,10 @@ import java.io.IOException;
  */
 record AlertMessage(Alert alert, byte[] json) {
 
-    /** Parses and checks a record value against the alert contract (v1); the exception says what is wrong. */
+    /**
+     * Parses and checks a record value against the alert contract (v1, times and port in range as
+     * {@link ContractChecks#alert} has them); the exception says what is wrong.
+     */
     static AlertMessage parse(byte[] json) throws InvalidAlertException {
         Alert alert;
         try {
@@ -34,6 +39,10 @@ record AlertMessage(Alert alert, byte[] json) {
         }
         if (!Alert.FIRING.equals(alert.status()) && !Alert.RESOLVED.equals(alert.status())) {
             throw new InvalidAlertException("alert status must be firing or resolved, not " + alert.status());
+        }
+        Rejection outOfRange = ContractChecks.alert(alert);
+        if (outOfRange != null) {
+            throw new InvalidAlertException(outOfRange.message());
         }
         return new AlertMessage(alert, json);
     }

@@ -1,6 +1,7 @@
 package io.rdmamon.model;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -11,16 +12,34 @@ import java.util.function.Function;
 
 /**
  * Reads one record of a topic contract from its JSON bytes and says precisely why it cannot be used: not JSON, not
- * an object, an unknown schema version {@code v}, a missing or mistyped required field. Jackson alone would turn a
- * missing {@code int} into 0, which the contracts forbid, so required fields are checked on the tree first.
+ * an object, an unknown schema version {@code v}, a missing or mistyped required field, or a value outside the
+ * contract's range ({@link ContractChecks}: implausible times, negative or impossible rates, malformed names and
+ * ranks). Jackson alone would turn a missing {@code int} into 0, which the contracts forbid, so required fields are
+ * checked on the tree first.
+ *
+ * <p>Every reader of the input topics parses with these, so all of them accept and refuse the same records. The
+ * static parsers check against {@link ContractLimits#DEFAULT}; a role with configured limits uses
+ * {@link #withLimits}.
  */
 public final class RecordParser<T> {
 
-    /** A parsed record, or the reason it was rejected. Exactly one of the two is non-null. */
-    public record Parsed<T>(T value, String error) {
+    /**
+     * A parsed record, or the reason it was rejected: {@code error} for people (names the field and value),
+     * {@code code} for metrics (one of {@link Rejection}'s codes). Either {@code value} or both of the others are null.
+     */
+    public record Parsed<T>(T value, String error, String code) {
         public boolean ok() {
             return error == null;
         }
+
+        static <T> Parsed<T> rejected(Rejection rejection) {
+            return new Parsed<>(null, rejection.message(), rejection.code());
+        }
+    }
+
+    /** The contract's value ranges for a record of the right shape: null when it keeps them. */
+    private interface Check<T> {
+        Rejection check(T value, long recordTimestamp, ContractLimits limits);
     }
 
     private enum Kind { TEXT, INTEGER }
@@ -31,107 +50,143 @@ public final class RecordParser<T> {
 
     public static final RecordParser<PortSample> PORT_SAMPLE = new RecordParser<>(PortSample.class,
             PortSample.VERSION, fields("node", Kind.TEXT, "device", Kind.TEXT, "port", Kind.INTEGER, "ts", Kind.INTEGER),
-            tree -> null);
+            tree -> null, ContractChecks::portSample, ContractLimits.DEFAULT);
     public static final RecordParser<HostIfaceSample> HOST_SAMPLE = new RecordParser<>(HostIfaceSample.class,
-            HostIfaceSample.VERSION, fields("node", Kind.TEXT, "iface", Kind.TEXT, "ts", Kind.INTEGER), tree -> null);
+            HostIfaceSample.VERSION, fields("node", Kind.TEXT, "iface", Kind.TEXT, "ts", Kind.INTEGER), tree -> null,
+            ContractChecks::hostSample, ContractLimits.DEFAULT);
     public static final RecordParser<JobRecord> JOB = new RecordParser<>(JobRecord.class, JobRecord.VERSION,
             fields("uid", Kind.TEXT, "job", Kind.TEXT, "state", Kind.TEXT, "updatedAt", Kind.INTEGER),
-            RecordParser::checkJob);
+            RecordParser::checkJob, ContractChecks::job, ContractLimits.DEFAULT);
+    public static final RecordParser<PodDeviceMap> POD_DEVICES = new RecordParser<>(PodDeviceMap.class,
+            PodDeviceMap.VERSION, fields("node", Kind.TEXT, "ts", Kind.INTEGER), tree -> null,
+            ContractChecks::podDevices, ContractLimits.DEFAULT);
 
     private final Class<T> type;
     private final int version;
     private final Map<String, Kind> required;
-    private final Function<JsonNode, String> extraCheck;
+    private final Function<JsonNode, Rejection> treeCheck;
+    private final Check<T> valueCheck;
+    private final ContractLimits limits;
 
     private RecordParser(Class<T> type, int version, Map<String, Kind> required,
-                         Function<JsonNode, String> extraCheck) {
+                         Function<JsonNode, Rejection> treeCheck, Check<T> valueCheck, ContractLimits limits) {
         this.type = type;
         this.version = version;
         this.required = required;
-        this.extraCheck = extraCheck;
+        this.treeCheck = treeCheck;
+        this.valueCheck = valueCheck;
+        this.limits = limits;
     }
 
+    /** The same parser, checking against {@code limits} (a role's configured ones). */
+    public RecordParser<T> withLimits(ContractLimits limits) {
+        return new RecordParser<>(type, version, required, treeCheck, valueCheck, limits);
+    }
+
+    public ContractLimits limits() {
+        return limits;
+    }
+
+    /** Parses a record that has no Kafka timestamp (e.g. a line of a file): record times get the fixed range only. */
     public Parsed<T> parse(byte[] bytes) {
+        return parse(bytes, ContractChecks.NO_TIMESTAMP);
+    }
+
+    /**
+     * Parses a record read from Kafka: its own times may be at most {@link ContractLimits#maxFutureMs()} ahead of
+     * {@code recordTimestamp}, the Kafka record's timestamp (ignored when not positive).
+     */
+    public Parsed<T> parse(byte[] bytes, long recordTimestamp) {
         if (bytes == null || bytes.length == 0) {
-            return new Parsed<>(null, "empty record");
+            return Parsed.rejected(new Rejection(Rejection.EMPTY, "empty record"));
         }
         JsonNode tree;
         try {
             tree = Json.MAPPER.readTree(bytes);
         } catch (IOException e) {
-            return new Parsed<>(null, "not JSON: " + firstLine(e));
+            return Parsed.rejected(new Rejection(Rejection.NOT_JSON, "not JSON: " + firstLine(e)));
         }
         if (tree == null || !tree.isObject()) {
-            return new Parsed<>(null, "not a JSON object");
+            return Parsed.rejected(new Rejection(Rejection.NOT_OBJECT, "not a JSON object"));
         }
-        String problem = checkVersion(tree);
+        Rejection problem = checkVersion(tree);
         if (problem == null) {
             problem = checkRequired(tree, required);
         }
         if (problem == null) {
-            problem = extraCheck.apply(tree);
+            problem = treeCheck.apply(tree);
         }
         if (problem != null) {
-            return new Parsed<>(null, problem);
+            return Parsed.rejected(problem);
         }
+        T value;
         try {
-            return new Parsed<>(Json.MAPPER.treeToValue(tree, type), null);
-        } catch (JsonProcessingException e) {
-            return new Parsed<>(null, "not a valid " + type.getSimpleName() + ": " + firstLine(e));
+            value = Json.MAPPER.treeToValue(tree, type);
+        } catch (JsonMappingException e) {
+            // Jackson's first line names the Java type, not the field: name the field from its path
+            return Parsed.rejected(new Rejection(Rejection.WRONG_TYPE, "not a valid " + type.getSimpleName()
+                    + ": field '" + path(e) + "' has the wrong type or value: " + e.getOriginalMessage()));
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return Parsed.rejected(new Rejection(Rejection.WRONG_TYPE, "not a valid " + type.getSimpleName() + ": "
+                    + firstLine(e)));
         }
+        problem = valueCheck.check(value, recordTimestamp, limits);
+        return problem == null ? new Parsed<>(value, null, null) : Parsed.rejected(problem);
     }
 
-    private String checkVersion(JsonNode tree) {
+    private Rejection checkVersion(JsonNode tree) {
         JsonNode v = tree.get("v");
         if (v == null || v.isNull()) {
-            return "missing field 'v' (schema version)";
+            return new Rejection(Rejection.MISSING_FIELD, "missing field 'v' (schema version)");
         }
         if (!v.isIntegralNumber()) {
-            return "field 'v' is not an integer: " + v;
+            return new Rejection(Rejection.WRONG_TYPE, "field 'v' is not an integer: " + v);
         }
-        if (v.asInt() != version) {
-            return "unknown schema version v=" + v.asText() + " (this rdmamon reads v=" + version + ")";
+        if (!v.canConvertToInt() || v.asInt() != version) {
+            return new Rejection(Rejection.UNKNOWN_VERSION, "unknown schema version v=" + v.asText()
+                    + " (this rdmamon reads v=" + version + ")");
         }
         return null;
     }
 
-    private static String checkRequired(JsonNode tree, Map<String, Kind> fields) {
+    private static Rejection checkRequired(JsonNode tree, Map<String, Kind> fields) {
         for (Map.Entry<String, Kind> field : fields.entrySet()) {
             JsonNode node = tree.get(field.getKey());
             if (node == null || node.isNull()) {
-                return "missing field '" + field.getKey() + "'";
+                return new Rejection(Rejection.MISSING_FIELD, "missing field '" + field.getKey() + "'");
             }
             boolean fits = field.getValue() == Kind.TEXT ? node.isTextual() && !node.asText().isBlank()
                     : node.isIntegralNumber();
             if (!fits) {
-                return "field '" + field.getKey() + "' is not " + (field.getValue() == Kind.TEXT ? "a non-empty string"
-                        : "an integer") + ": " + node;
+                return new Rejection(Rejection.WRONG_TYPE, "field '" + field.getKey() + "' is not "
+                        + (field.getValue() == Kind.TEXT ? "a non-empty string" : "an integer") + ": " + node);
             }
         }
         return null;
     }
 
-    private static String checkJob(JsonNode tree) {
+    private static Rejection checkJob(JsonNode tree) {
         String state = tree.get("state").asText();
         if (!JOB_STATES.contains(state)) {
-            return "unknown job state '" + state + "' (one of " + String.join(", ", JOB_STATES.stream().sorted()
-                    .toList()) + ")";
+            return new Rejection(Rejection.UNKNOWN_VALUE, "unknown job state '" + state + "' (one of "
+                    + String.join(", ", JOB_STATES.stream().sorted().toList()) + ")");
         }
         JsonNode ranks = tree.get("ranks");
         if (ranks == null || ranks.isNull()) {
             return null;
         }
         if (!ranks.isArray()) {
-            return "field 'ranks' is not an array";
+            return new Rejection(Rejection.WRONG_TYPE, "field 'ranks' is not an array");
         }
         for (int i = 0; i < ranks.size(); i++) {
             JsonNode rank = ranks.get(i);
-            String problem = rank.isObject() ? checkRequired(rank, RANK_FIELDS) : "not an object";
+            Rejection problem = rank.isObject() ? checkRequired(rank, RANK_FIELDS)
+                    : new Rejection(Rejection.WRONG_TYPE, "not an object");
             if (problem == null && rank.has("devices") && !rank.get("devices").isArray()) {
-                problem = "field 'devices' is not an array";
+                problem = new Rejection(Rejection.WRONG_TYPE, "field 'devices' is not an array");
             }
             if (problem != null) {
-                return "ranks[" + i + "]: " + problem;
+                return new Rejection(problem.code(), "ranks[" + i + "]: " + problem.message());
             }
         }
         return null;
@@ -143,6 +198,19 @@ public final class RecordParser<T> {
             out.put((String) nameKindPairs[i], (Kind) nameKindPairs[i + 1]);
         }
         return out;
+    }
+
+    /** {@code ranks[0].devices}: where in the record a mapping failed. */
+    private static String path(JsonMappingException e) {
+        StringBuilder out = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                out.append(out.isEmpty() ? "" : ".").append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                out.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return out.toString();
     }
 
     private static String firstLine(Exception e) {

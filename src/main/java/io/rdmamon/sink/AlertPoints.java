@@ -1,6 +1,8 @@
 package io.rdmamon.sink;
 
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.ContractChecks;
+import io.rdmamon.model.Rejection;
 import org.influxdb.dto.Point;
 
 import java.util.ArrayList;
@@ -28,6 +30,10 @@ final class AlertPoints implements PointConverter<Alert> {
         PointConverter.required(a.id(), "id");
         PointConverter.required(a.type(), "type");
         PointConverter.requiredTime(a.detectedAt(), "detectedAt");
+        Rejection outOfRange = ContractChecks.alert(a);
+        if (outOfRange != null) {
+            throw new InvalidRecordException(outOfRange);
+        }
         boolean firing = Alert.FIRING.equals(a.status());
         if (!firing && !Alert.RESOLVED.equals(a.status())) {
             throw new IllegalArgumentException("status must be firing or resolved, not " + a.status());

@@ -2,7 +2,10 @@ package io.rdmamon.sink;
 
 import io.rdmamon.support.Excerpt;
 import com.fasterxml.jackson.core.JacksonException;
+import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.Json;
+import io.rdmamon.model.RecordParser;
+import io.rdmamon.model.Rejection;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -20,7 +23,9 @@ import java.util.Map;
 
 /**
  * Decodes each consumed record with its topic's type and converts it to points; a record that cannot be read becomes
- * a dead letter (logged with its text, counted) and the others go on. The result of one poll is one {@link Batch}.
+ * a dead letter (logged with its text, counted by reason) and the others go on. The result of one poll is one
+ * {@link Batch}. Port and host samples, which any producer may write, are parsed by the same {@link RecordParser}s as
+ * in the stream app, so the sink refuses what the stream app refuses (an implausible time, an impossible rate...).
  */
 public final class RecordRouter {
     private static final Logger log = LoggerFactory.getLogger(RecordRouter.class);
@@ -32,10 +37,14 @@ public final class RecordRouter {
     }
 
     private final Map<String, PointConverter<?>> byTopic = new HashMap<>();
+    private final Map<String, RecordParser<?>> parsers = new HashMap<>();
     private final SinkMetrics metrics;
 
     public RecordRouter(SinkConfig config, SinkMetrics metrics) {
         this.metrics = metrics;
+        ContractLimits limits = config.contractLimits();
+        parsers.put(config.portSamplesTopic(), RecordParser.PORT_SAMPLE.withLimits(limits));
+        parsers.put(config.hostSamplesTopic(), RecordParser.HOST_SAMPLE.withLimits(limits));
         byTopic.put(config.portSamplesTopic(), new PortSamplePoints());
         byTopic.put(config.hostSamplesTopic(), new HostIfacePoints());
         byTopic.put(config.jobBandwidthTopic(), new JobBandwidthPoints());
@@ -57,7 +66,7 @@ public final class RecordRouter {
                     String reason = reason(e);
                     log.warn("unreadable record {}-{}@{} goes to the dead-letter topic: {}; value: {}",
                             record.topic(), record.partition(), record.offset(), reason, excerpt(record.value()));
-                    metrics.deadLettered(record.topic());
+                    metrics.deadLettered(record.topic(), code(e));
                     deadLetters.add(new DeadLetters.Letter(record, reason));
                 }
             }
@@ -73,13 +82,21 @@ public final class RecordRouter {
             throw new IllegalArgumentException("no converter for topic " + record.topic());
         }
         if (record.value() == null) {
-            throw new IllegalArgumentException("null value (tombstone)");
+            throw new InvalidRecordException(new Rejection(Rejection.TOMBSTONE, "null value (tombstone)"));
         }
-        return convert(converter, record.value());
+        return convert(converter, parsers.get(record.topic()), record);
     }
 
-    private static <T> List<Point> convert(PointConverter<T> converter, byte[] value) throws IOException {
-        T decoded = Json.MAPPER.readValue(value, converter.type());
+    private static <T> List<Point> convert(PointConverter<T> converter, RecordParser<?> parser,
+                                           ConsumerRecord<byte[], byte[]> record) throws IOException {
+        if (parser != null) {
+            RecordParser.Parsed<?> parsed = parser.parse(record.value(), record.timestamp());
+            if (!parsed.ok()) {
+                throw new InvalidRecordException(new Rejection(parsed.code(), parsed.error()));
+            }
+            return converter.toPoints(converter.type().cast(parsed.value()));
+        }
+        T decoded = Json.MAPPER.readValue(record.value(), converter.type());
         if (decoded == null) {
             throw new IllegalArgumentException("JSON null is not a " + converter.type().getSimpleName());
         }
@@ -92,6 +109,17 @@ public final class RecordRouter {
         }
         // contract violations say what is wrong; anything else is named by its type too
         return e instanceof IllegalArgumentException ? e.getMessage() : e.toString();
+    }
+
+    /** The reason's code for the dead-letter counter: few values, whatever the message says. */
+    private static String code(Exception e) {
+        if (e instanceof InvalidRecordException invalid) {
+            return invalid.code();
+        }
+        if (e instanceof JacksonException) {
+            return Rejection.NOT_JSON;
+        }
+        return e instanceof IllegalArgumentException ? "invalid" : "error";
     }
 
     private static String excerpt(byte[] value) {

@@ -3,6 +3,7 @@ package io.rdmamon.sink;
 import io.rdmamon.support.Backoff;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.influx.InfluxSettings;
+import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.Topics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -72,7 +73,10 @@ public final class SinkConfig extends AbstractConfig {
             ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024,
             ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
 
-    public static final ConfigDef CONFIG = InfluxSettings.define(new ConfigDef())
+    /** Prefix of the {@link ContractLimits} keys, e.g. {@code sink.contract.max.future.ms}. */
+    public static final String CONTRACT_PREFIX = "sink.";
+
+    public static final ConfigDef CONFIG = ContractLimits.define(InfluxSettings.define(new ConfigDef())
             .define(BATCH_MAX_POINTS_CONFIG, Type.INT, DEFAULT_BATCH_MAX_POINTS, ConfigDef.Range.between(1, 100_000),
                     Importance.MEDIUM, BATCH_MAX_POINTS_DOC)
             .define(RETRY_BACKOFF_INITIAL_MS_CONFIG, Type.LONG, DEFAULT_RETRY_BACKOFF_INITIAL_MS,
@@ -95,7 +99,7 @@ public final class SinkConfig extends AbstractConfig {
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
                     Importance.LOW, METRICS_PORT_DOC)
             .define(METRICS_BIND_ADDRESS_CONFIG, Type.STRING, DEFAULT_METRICS_BIND_ADDRESS, Importance.LOW,
-                    METRICS_BIND_ADDRESS_DOC);
+                    METRICS_BIND_ADDRESS_DOC), CONTRACT_PREFIX);
 
     private final InfluxSettings influx;
 
@@ -125,6 +129,11 @@ public final class SinkConfig extends AbstractConfig {
     public Backoff backoff() {
         return new Backoff(Duration.ofMillis(getLong(RETRY_BACKOFF_INITIAL_MS_CONFIG)),
                 Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS_CONFIG)));
+    }
+
+    /** The bounds port and host samples are checked against, as in the stream app. */
+    public ContractLimits contractLimits() {
+        return ContractLimits.from(this, CONTRACT_PREFIX);
     }
 
     public String portSamplesTopic() {

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code rdmamon_sink_write_seconds} (one HTTP write), {@code rdmamon_sink_write_failures_total{error}},
  * {@code rdmamon_sink_retries_total}, {@code rdmamon_sink_retrying} (1 while consumption is paused),
  * {@code rdmamon_sink_points_rejected_total} (refused by the server for good), {@code
- * rdmamon_sink_records_total{topic}}, {@code rdmamon_sink_records_dead_lettered_total{topic}},
+ * rdmamon_sink_records_total{topic}}, {@code rdmamon_sink_records_dead_lettered_total{topic,reason}},
  * {@code rdmamon_sink_commit_failures_total}. Consumer lag comes from the Kafka client metrics
  * ({@code kafka_consumer_fetch_manager_records_lag_max}).
  */
@@ -71,8 +71,9 @@ public final class SinkMetrics {
                 .description("records consumed").register(registry).increment(n);
     }
 
-    void deadLettered(String topic) {
-        Counter.builder("rdmamon.sink.records.dead.lettered").tag("topic", topic)
+    /** {@code reason} is a short code ({@link io.rdmamon.model.Rejection}), not the message: the tag stays small. */
+    void deadLettered(String topic, String reason) {
+        Counter.builder("rdmamon.sink.records.dead.lettered").tag("topic", topic).tag("reason", reason)
                 .description("unreadable records sent to the dead-letter topic").register(registry).increment();
     }
 

@@ -1,8 +1,8 @@
 package io.rdmamon.streams;
 
 import io.rdmamon.model.DeadLetter;
-import io.micrometer.core.instrument.Counter;
 import io.rdmamon.model.RecordParser;
+import io.rdmamon.model.Rejection;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -24,10 +24,10 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
     private static final int EXCERPT = 200;
 
     private final Input<T> input;
-    private final Counter deadLetters;
+    private final DeadLetterCounters deadLetters;
     private ProcessorContext<String, Decoded<T>> context;
 
-    DecodeProcessor(Input<T> input, Counter deadLetters) {
+    DecodeProcessor(Input<T> input, DeadLetterCounters deadLetters) {
         this.input = input;
         this.deadLetters = deadLetters;
     }
@@ -42,13 +42,16 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
         T value;
         String problem;
+        String code; // the reason's code, for the counter
         if (record.value() == null) {
             value = input.tombstone(key, record.timestamp());
             problem = value == null ? "null value (tombstone) where a record was expected" : null;
+            code = Rejection.TOMBSTONE;
         } else {
-            RecordParser.Parsed<T> parsed = input.parser().parse(record.value());
+            RecordParser.Parsed<T> parsed = input.parser().parse(record.value(), record.timestamp());
             value = parsed.value();
             problem = parsed.ok() ? input.check(key, value) : parsed.error();
+            code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code(); // parsed: only the key check can fail
         }
         if (problem == null) {
             context.forward(new Record<>(input.key(value), new Decoded<>(value, null), input.eventTime(value)));
@@ -59,7 +62,7 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
         DeadLetter letter = new DeadLetter(DeadLetter.VERSION, topic, meta.map(RecordMetadata::partition).orElse(null),
                 meta.map(RecordMetadata::offset).orElse(null), record.timestamp(), problem, key,
                 record.value() == null ? null : Base64.getEncoder().encodeToString(record.value()));
-        deadLetters.increment();
+        deadLetters.increment(code);
         log.warn("dead letter from {} (partition {}, offset {}): {}; value: {}", topic, letter.partition(),
                 letter.offset(), problem, excerpt(record.value()));
         Record<String, Decoded<T>> out = new Record<>(key, new Decoded<>(null, letter), record.timestamp());

@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -37,6 +38,11 @@ record Input<T>(String name, RecordParser<T> parser, Function<T, String> keyOf, 
                     null, null, List.of(), Map.of()),
             (key, job) -> key == null || key.equals(job.uid()) ? null
                     : "key '" + key + "' does not match uid '" + job.uid() + "' (rdma.jobs is keyed by uid)");
+
+    /** The same input, its parser checking against {@code limits} (the configured ones). */
+    Input<T> withLimits(ContractLimits limits) {
+        return new Input<>(name, parser.withLimits(limits), keyOf, eventTimeOf, tombstone, keyCheck);
+    }
 
     String key(T value) {
         return keyOf.apply(value);

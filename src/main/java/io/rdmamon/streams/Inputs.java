@@ -1,7 +1,6 @@
 package io.rdmamon.streams;
 
 import io.rdmamon.model.DeadLetter;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.model.JsonSerde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -13,9 +12,9 @@ import org.apache.kafka.streams.kstream.Produced;
 
 /**
  * Reads an input topic as raw bytes and decodes it: good records continue, poison records (not JSON, unknown
- * {@code v}, missing fields) go to the dead-letter topic with the reason, counted as
- * {@code rdmamon_streams_dead_letters_total{topic}}. Nothing in the topology ever sees a record it cannot use, so
- * no deserialization exception can stop the app.
+ * {@code v}, missing fields, values outside the contract) go to the dead-letter topic with the reason, counted as
+ * {@code rdmamon_streams_dead_letters_total{topic,reason}}. Nothing in the topology ever sees a record it cannot use,
+ * so no deserialization exception can stop the app.
  */
 final class Inputs {
     private Inputs() {
@@ -23,9 +22,7 @@ final class Inputs {
 
     static <T> KStream<String, T> decode(StreamsBuilder builder, String topic, Input<T> input, String deadLetterTopic,
                                          MeterRegistry registry) {
-        Counter deadLetters = Counter.builder("rdmamon.streams.dead.letters")
-                .description("Input records sent to the dead-letter topic, by source topic")
-                .tag("topic", topic).register(registry);
+        DeadLetterCounters deadLetters = new DeadLetterCounters(registry, topic);
         KStream<String, Decoded<T>> decoded = builder
                 .stream(topic, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(input.name() + "-in"))
                 .process(() -> new DecodeProcessor<>(input, deadLetters), Named.as(input.name() + "-decode"));

@@ -23,6 +23,7 @@ import io.rdmamon.jobs.JobWindow;
 import io.rdmamon.jobs.JobWindowProcessor;
 import io.rdmamon.jobs.NodeTickBatcher;
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
@@ -96,12 +97,13 @@ public final class RdmamonTopology {
                              int samplePartitions) {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
-        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES,
+        ContractLimits limits = cfg.contractLimits();
+        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(),
+                Input.PORT_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
+        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(),
+                Input.HOST_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
+        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(limits),
                 topics.deadLetter(), registry);
-        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES,
-                topics.deadLetter(), registry);
-        KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS, topics.deadLetter(),
-                registry);
 
         // everything up to the job side runs in the node's own partition: no per-sample repartition
         KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, jobs, samplePartitions,

@@ -3,6 +3,7 @@ package io.rdmamon.streams;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.detect.DetectorConfig;
+import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.Topics;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -121,7 +122,10 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
     private static final String METRICS_BIND_DOC = "Address the /metrics endpoint binds to.";
 
-    public static final ConfigDef CONFIG_DEF = DetectorConfig.define(new ConfigDef()
+    /** Prefix of the {@link ContractLimits} keys, e.g. {@code streams.contract.max.future.ms}. */
+    public static final String CONTRACT_PREFIX = "streams.";
+
+    public static final ConfigDef CONFIG_DEF = ContractLimits.define(DetectorConfig.define(new ConfigDef()
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, DEFAULT_BOOTSTRAP_SERVERS, new ConfigDef.NonEmptyString(),
                     Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
             .define(APPLICATION_ID_CONFIG, Type.STRING, DEFAULT_APPLICATION_ID, new ConfigDef.NonEmptyString(),
@@ -167,7 +171,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Importance.LOW, PUNCTUATE_INTERVAL_DOC)
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, Range.between(-1, 65_535), Importance.LOW,
                     METRICS_PORT_DOC)
-            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC));
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)),
+            CONTRACT_PREFIX);
 
     private final DetectorConfig detectors;
 
@@ -201,6 +206,11 @@ public final class StreamsAppConfig extends AbstractConfig {
                 getString(JOBS_TOPIC_CONFIG), getString(JOB_BANDWIDTH_TOPIC_CONFIG),
                 getString(LINK_HEALTH_TOPIC_CONFIG), getString(ALERTS_TOPIC_CONFIG),
                 getString(DEAD_LETTER_TOPIC_CONFIG));
+    }
+
+    /** The bounds input records are checked against before anything else sees them. */
+    public ContractLimits contractLimits() {
+        return ContractLimits.from(this, CONTRACT_PREFIX);
     }
 
     public Duration windowSize() {

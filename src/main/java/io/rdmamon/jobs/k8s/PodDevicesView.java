@@ -3,15 +3,13 @@ package io.rdmamon.jobs.k8s;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.collector.LogLimiter;
-import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.PodDeviceMap;
 import io.rdmamon.model.PodDeviceMap.PodDevices;
+import io.rdmamon.model.RecordParser;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +32,6 @@ import java.util.stream.Collectors;
 final class PodDevicesView implements JobAssembler.DeviceSource, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PodDevicesView.class);
     private static final Duration PARTITION_RETRY = Duration.ofSeconds(30);
-    private static final Deserializer<PodDeviceMap> DEVICE_MAPS = JsonSerde.of(PodDeviceMap.class).deserializer();
 
     private final Map<String, Map<String, PodDevices>> byNode = new ConcurrentHashMap<>();
     private final KafkaConsumer<String, byte[]> consumer;
@@ -146,22 +143,19 @@ final class PodDevicesView implements JobAssembler.DeviceSource, AutoCloseable {
         if (r.value() == null) {
             next = Map.of();
         } else {
-            try {
-                PodDeviceMap map = DEVICE_MAPS.deserialize(topic, r.value());
-                if (map.v() != PodDeviceMap.VERSION) {
-                    throw new SerializationException("unknown version " + map.v());
-                }
-                next = map.pods().stream().collect(Collectors.toUnmodifiableMap(
-                        p -> key(p.namespace(), p.pod()), p -> p, (a, b) -> a));
-            } catch (SerializationException e) {
+            // the contract parser every reader uses: a map with a malformed device name is skipped, not joined
+            RecordParser.Parsed<PodDeviceMap> parsed = RecordParser.POD_DEVICES.parse(r.value(), r.timestamp());
+            if (!parsed.ok()) {
                 invalid.increment();
                 long suppressed = logLimiter.admit("invalid");
                 if (suppressed != LogLimiter.SUPPRESS) {
                     log.warn("skipping pod device record of node {} at {}-{}@{}: {}{}", r.key(), r.topic(),
-                            r.partition(), r.offset(), e.getMessage(), LogLimiter.suffix(suppressed));
+                            r.partition(), r.offset(), parsed.error(), LogLimiter.suffix(suppressed));
                 }
                 return;
             }
+            next = parsed.value().pods().stream().collect(Collectors.toUnmodifiableMap(
+                    p -> key(p.namespace(), p.pod()), p -> p, (a, b) -> a));
         }
         Map<String, PodDevices> previous = byNode.put(r.key(), next);
         Set<String> changed = new HashSet<>();

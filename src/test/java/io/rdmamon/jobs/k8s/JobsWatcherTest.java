@@ -154,15 +154,18 @@ class JobsWatcherTest {
         assertThat(registry.get("rdmamon.jobs.published").tag("state", "Deleted").counter().count()).isGreaterThanOrEqualTo(1);
     }
 
+    /** Pod device maps carry epoch-ms times like any record (the contract refuses a time before 2001). */
+    private static final long MAPS_T0 = 1_767_225_600_000L;
+
     @Test
     void shouldFillRankDevicesFromTheCollectorsPodDeviceMapsWhenTheyChange() throws Exception {
         String uid = UUID.randomUUID().toString();
         List<Pod> pods = bert(uid);
         pods.forEach(p -> apply(running(p, 0)));
-        publishDevices(new PodDeviceMap(1, "node-a", 1L, List.of(
+        publishDevices(new PodDeviceMap(1, "node-a", MAPS_T0, List.of(
                 new PodDevices(NS, "bert-master-0", List.of("erdma_0"), false, List.of()),
                 new PodDevices("other", "bert-master-0", List.of("erdma_1"), false, List.of()))));
-        publishDevices(new PodDeviceMap(1, "node-b", 1L, List.of(
+        publishDevices(new PodDeviceMap(1, "node-b", MAPS_T0, List.of(
                 new PodDevices(NS, "bert-worker-0", List.of("erdma_0", "erdma_1"), false, List.of()))));
         startWatcher();
 
@@ -172,13 +175,13 @@ class JobsWatcherTest {
         assertThat(first.labels()).doesNotContainKey(JobAssembler.SHARED_LABEL);
 
         // node-c's collector starts reporting: worker-1 holds a shared rdma/hca device
-        publishDevices(new PodDeviceMap(1, "node-c", 2L, List.of(
+        publishDevices(new PodDeviceMap(1, "node-c", MAPS_T0 + 1_000, List.of(
                 new PodDevices(NS, "bert-worker-1", List.of("mlx5_0"), true, List.of()))));
         JobRecord second = jobs.awaitLatest(uid, j -> !j.ranks().get(2).devices().isEmpty());
         assertThat(second.ranks().get(2).devices()).containsExactly("mlx5_0");
         assertThat(second.labels()).containsEntry(JobAssembler.SHARED_LABEL, "true");
 
-        publishDevices(new PodDeviceMap(1, "node-c", 3L, List.of(
+        publishDevices(new PodDeviceMap(1, "node-c", MAPS_T0 + 2_000, List.of(
                 new PodDevices(NS, "bert-worker-1", List.of("mlx5_0"), true, List.of()))));   // same map again
         barrier();
         assertThat(jobs.of(uid)).hasSize(2);
