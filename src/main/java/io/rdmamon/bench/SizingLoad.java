@@ -9,6 +9,7 @@ import io.rdmamon.sim.ClusterTraffic;
 import io.rdmamon.sim.TrafficProfile;
 import io.rdmamon.sim.TrainingJobSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import io.rdmamon.model.NodePartitioner;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -54,7 +55,8 @@ final class SizingLoad implements AutoCloseable {
         // OUT_OF_ORDER_SEQUENCE_NUMBER forever (KAFKA-15591 family)
         this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.ACKS_CONFIG, "all"),
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.PARTITIONER_CLASS_CONFIG, NodePartitioner.class.getName()),
                 new StringSerializer(), new ByteArraySerializer());
     }
 

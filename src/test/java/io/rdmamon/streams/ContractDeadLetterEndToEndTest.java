@@ -58,9 +58,7 @@ class ContractDeadLetterEndToEndTest {
                 StreamsAppConfig.DEAD_LETTER_TOPIC_CONFIG)) {
             settings.put(key, key.substring("streams.topic.".length()) + "-" + suffix);
         }
-        // a lone sample is joined with job metadata at once, instead of after 2 s of stream time that never pass
-        settings.put(StreamsAppConfig.JOIN_GRACE_CONFIG, 0);
-        settings.put("kafka.commit.interval.ms", 100);
+        settings.put(StreamsAppConfig.COMMIT_INTERVAL_CONFIG, 100);
         StreamsAppConfig config = new StreamsAppConfig(settings);
         StreamsAppConfig.TopicNames topics = config.topics();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -1,6 +1,7 @@
 package io.rdmamon.collector.publish;
 
 import io.rdmamon.config.ConfigLoader;
+import io.rdmamon.model.NodePartitioner;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -169,6 +170,8 @@ public final class PublishConfig extends AbstractConfig {
         }
         settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        // the sample topics' partitioning contract: one node's records in one partition (not overridable)
+        settings.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, NodePartitioner.class.getName());
         return settings;
     }
 
