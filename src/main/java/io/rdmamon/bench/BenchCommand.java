@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark and print its figures (README, section Figures).",
         subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, SinkBenchmark.class,
-                SizingBenchmark.class})
+                SizingBenchmark.class, StreamsBenchmark.class, StreamsBenchmark.RawConsumer.class})
 public final class BenchCommand {
 
     @Command(name = "collector", mixinStandardHelpOptions = true,

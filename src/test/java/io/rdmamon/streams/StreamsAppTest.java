@@ -6,6 +6,7 @@ import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.model.LinkHealth;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.testing.SharedKafka;
@@ -73,7 +74,7 @@ class StreamsAppTest {
         }
         // silence is judged on the wall clock, which this test compresses: keep it out
         settings.put(DetectorConfig.COLLECTOR_SILENT_AFTER_CONFIG, 3_600_000);
-        settings.put("kafka.commit.interval.ms", 100);
+        settings.put(StreamsAppConfig.COMMIT_INTERVAL_CONFIG, 100);
         StreamsAppConfig.TopicNames topics = new StreamsAppConfig(settings).topics();
 
         TrainingTraffic sim = new TrainingTraffic();
@@ -87,7 +88,8 @@ class StreamsAppTest {
 
         KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new ByteArraySerializer());
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.PARTITIONER_CLASS_CONFIG, NodePartitioner.class.getName()), new StringSerializer(), new ByteArraySerializer());
         open.add(producer);
         Outputs out = new Outputs(topics);
         open.add(out);

@@ -1,0 +1,238 @@
+package io.rdmamon.bench;
+
+import io.rdmamon.model.RecordParser;
+import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.support.EmbeddedKafkaBroker;
+import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.KafkaOffsets;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * {@code rdmamon bench streams}: the stream app against the physical limit of this machine. A backlog of a healthy
+ * cluster's samples goes to a broker; a plain {@code KafkaConsumer} that decodes every record reads it once, then the
+ * stream app (exactly-once, its default settings) works through it. Both run as JVMs of their own, measured from
+ * their start to the last record, CPU from /proc (all threads). Kafka writes per sample are the end offsets of every
+ * topic the app wrote (outputs, repartition and changelog topics, transaction markers included) over the samples.
+ */
+@Command(name = "streams", mixinStandardHelpOptions = true,
+        description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
+                + "backlog (README, Figures).")
+public final class StreamsBenchmark implements Callable<Integer> {
+    @Option(names = "--nodes", defaultValue = "250", description = "GPU nodes (default ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--devices", defaultValue = "8", description = "RDMA NICs per node (default ${DEFAULT-VALUE}).")
+    int devices;
+
+    @Option(names = "--seconds", defaultValue = "240", description = "Seconds of samples in the backlog (default "
+            + "${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--partitions", defaultValue = "6", description = "Partitions of every topic (default "
+            + "${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--heap", defaultValue = "1g", description = "Max heap of each measured JVM (default "
+            + "${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--bootstrap-servers", description = "An existing broker; default: an in-process one.")
+    String bootstrapServers;
+
+    @Option(names = "--timeout", defaultValue = "900", description = "Seconds to wait for each reader (default "
+            + "${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Path work = Files.createTempDirectory("rdmamon-bench-streams");
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        SizingTopics topics = SizingTopics.forRun(run);
+        try (EmbeddedKafkaBroker broker = bootstrapServers == null
+                ? EmbeddedKafkaBroker.start(work.resolve("kafka"), 0) : null) {
+            String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                topics.createInputs(admin, partitions);
+                long now = System.currentTimeMillis() / 1000 * 1000;
+                long samples;
+                try (SizingLoad load = SizingLoad.create(nodes, devices, 8, now - seconds * 1000L, topics,
+                        bootstrap)) {
+                    load.sendUntil(now);
+                    load.flush();
+                }
+                List<String> sampleTopics = List.of(topics.portSamples(), topics.hostSamples());
+                samples = KafkaOffsets.endOffsets(admin, sampleTopics).values().stream().mapToLong(Long::longValue)
+                        .sum();
+                out.printf("backlog: %,d samples (%,d nodes x %d NICs + 1 host interface, %d s at 1 Hz, jobs of 8 "
+                        + "nodes), %d partitions; %d CPU cores here%n", samples, nodes, devices, seconds, partitions,
+                        Runtime.getRuntime().availableProcessors());
+                out.flush();
+
+                Reading raw = measureRaw(bootstrap, sampleTopics, work);
+                out.printf("raw consumer (KafkaConsumer, every record decoded): %,.0f samples/s, %.4f CPU ms per "
+                        + "sample (%.1f s, %.1f CPU s, JVM start included)%n", samples / raw.seconds,
+                        raw.cpuSeconds * 1000 / samples, raw.seconds, raw.cpuSeconds);
+                out.flush();
+
+                String appId = "bench-" + run;
+                Reading app = measureApp(admin, bootstrap, topics, appId, samples, work);
+                long writes = writes(admin, topics, appId);
+                double appRate = samples / app.seconds;
+                out.printf("stream app (exactly-once, 1 thread): %,.0f samples/s, %.4f CPU ms per sample (%.1f s, %.1f "
+                        + "CPU s, JVM start included)%n", appRate, app.cpuSeconds * 1000 / samples, app.seconds,
+                        app.cpuSeconds);
+                out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
+                        (double) writes / samples, writesByTopic(admin, topics, appId));
+                out.printf("ratio: the stream app reads at %.0f %% of the raw consumer's rate and spends %.1fx its "
+                        + "CPU per sample%n", 100.0 * appRate / (samples / raw.seconds),
+                        app.cpuSeconds / raw.cpuSeconds);
+                double perSecond = 10_000.0 * (devices + 1);
+                out.printf("projection at 1 Hz: 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 nodes %.2f cores, "
+                                + "%,.0f writes/s (backlog figures; live, see docs/deploy.md)%n",
+                        perSecond / 10 * app.cpuSeconds / samples, perSecond / 10 * writes / samples,
+                        perSecond * app.cpuSeconds / samples, perSecond * writes / samples);
+                out.flush();
+            }
+        } finally {
+            FileTrees.deleteQuietly(work);
+        }
+        return 0;
+    }
+
+    private record Reading(double seconds, double cpuSeconds) {
+    }
+
+    private Reading measureRaw(String bootstrap, List<String> sampleTopics, Path work) throws Exception {
+        Path log = work.resolve("raw.log");
+        try (ChildJvm child = ChildJvm.start(heap, log, List.of("bench", "raw-consumer", "--bootstrap-servers",
+                bootstrap, "--topics", String.join(",", sampleTopics)))) {
+            long t0 = System.nanoTime();
+            long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (!Files.readString(log).contains(RawConsumer.DONE)) {
+                child.checkAlive();
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the raw consumer did not finish in " + timeoutSeconds + " s");
+                }
+                Thread.sleep(20);
+            }
+            return new Reading((System.nanoTime() - t0) / 1e9, child.cpuSeconds());
+        }
+    }
+
+    private Reading measureApp(Admin admin, String bootstrap, SizingTopics topics, String appId, long samples,
+                               Path work) throws Exception {
+        List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
+                appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
+                "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
+        args.addAll(topics.streamsSettings());
+        Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
+        try (ChildJvm app = ChildJvm.start(heap, work.resolve("streams.log"), args)) {
+            long t0 = System.nanoTime();
+            long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (true) {
+                app.checkAlive();
+                long consumed = KafkaOffsets.committed(admin, appId).entrySet().stream()
+                        .filter(e -> inputs.contains(e.getKey().topic())).mapToLong(Map.Entry::getValue).sum();
+                if (consumed >= samples) {
+                    return new Reading((System.nanoTime() - t0) / 1e9, app.cpuSeconds());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the stream app did not catch up in " + timeoutSeconds + " s");
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /** Records (and transaction markers) the app wrote: its outputs and its internal topics. */
+    private static long writes(Admin admin, SizingTopics topics, String appId) throws Exception {
+        return endOffsetsByTopic(admin, topics, appId).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private static String writesByTopic(Admin admin, SizingTopics topics, String appId) throws Exception {
+        return endOffsetsByTopic(admin, topics, appId).entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .map(e -> e.getKey().replace(appId + "-", "") + " " + e.getValue())
+                .collect(Collectors.joining(", "));
+    }
+
+    private static Map<String, Long> endOffsetsByTopic(Admin admin, SizingTopics topics, String appId)
+            throws Exception {
+        Set<String> outputs = Set.of(topics.jobBandwidth(), topics.linkHealth(), topics.alerts(),
+                topics.deadLetter());
+        Set<String> written = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                .filter(t -> outputs.contains(t) || t.startsWith(appId + "-")).collect(Collectors.toSet());
+        return KafkaOffsets.endOffsets(admin, written).entrySet().stream()
+                .collect(Collectors.groupingBy(e -> e.getKey().topic(), Collectors.summingLong(Map.Entry::getValue)));
+    }
+
+    /** {@code rdmamon bench raw-consumer}: reads topics to their end, decoding every record; the reference reader. */
+    @Command(name = "raw-consumer", hidden = true, description = "Reads topics once with a plain KafkaConsumer.")
+    public static final class RawConsumer implements Callable<Integer> {
+        static final String DONE = "raw-consumer: done";
+
+        @Option(names = "--bootstrap-servers", required = true)
+        String bootstrap;
+
+        @Option(names = "--topics", required = true, split = ",")
+        List<String> topics;
+
+        @Override
+        public Integer call() throws Exception {
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+                List<TopicPartition> partitions = new ArrayList<>();
+                topics.forEach(t -> consumer.partitionsFor(t).forEach(p -> partitions.add(
+                        new TopicPartition(t, p.partition()))));
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+                long records = 0;
+                long rejected = 0;
+                while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                        RecordParser<?> parser = r.topic().equals(topics.get(0)) ? RecordParser.PORT_SAMPLE
+                                : RecordParser.HOST_SAMPLE;
+                        rejected += parser.parse(r.value(), r.timestamp()).ok() ? 0 : 1;
+                        records++;
+                    }
+                }
+                System.out.println("raw-consumer: " + records + " records, " + rejected + " rejected");
+                System.out.println(DONE);
+                System.out.flush();
+                // stay alive so the parent reads this process's CPU from /proc
+                Thread.sleep(60_000);
+            }
+            return 0;
+        }
+    }
+}
