@@ -8,6 +8,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * Reads the small files of sysfs the cheap way: one reused buffer (a sysfs attribute is at most one page), numbers
@@ -15,6 +18,11 @@ import java.util.Arrays;
  * {@code null} silently (drivers differ in what they create, and a device can vanish mid-pass); one that cannot be
  * read or holds garbage gives {@code null} and is reported to {@link ReadProblems}; {@code N/A (no PMA)} gives
  * {@code null} with a one-time note. Never 0 for an unknown. Not thread-safe: one instance per sampling thread.
+ *
+ * <p>Files stay open between passes and are re-read with a positional read at offset 0: sysfs regenerates an
+ * attribute on every read from offset 0, so one system call per file replaces open/fstat/read/close. A file that
+ * fails to read is closed and opened again once (a driver reload leaves the old descriptor answering ENODEV), and
+ * {@link #endPass()} closes the files a pass did not read, so one that disappears and comes back is opened afresh.
  */
 public final class SysfsFiles {
     private static final String[] NONE = new String[0];
@@ -26,11 +34,25 @@ public final class SysfsFiles {
     private final byte[] bytes = new byte[MAX_BYTES + 1];
     private final ByteBuffer buffer = ByteBuffer.wrap(bytes);
     private final ReadProblems problems;
+    private final Map<Path, Held> open = new HashMap<>();
+    private long pass;
     private int start;
     private int end;
 
+    private final boolean holdOpen;
+
+    /** Opens each file per read: for trees that writers replace by renaming (the simulator), not real sysfs. */
     public SysfsFiles(ReadProblems problems) {
+        this(problems, false);
+    }
+
+    /**
+     * @param holdOpen keep files open between passes; only for real sysfs, where a read at offset 0 regenerates the
+     *                 value (a file replaced by rename would keep answering its old content through the descriptor)
+     */
+    public SysfsFiles(ReadProblems problems, boolean holdOpen) {
         this.problems = problems;
+        this.holdOpen = holdOpen;
     }
 
     public ReadProblems problems() {
@@ -91,19 +113,62 @@ public final class SysfsFiles {
         return null;
     }
 
+    /**
+     * Closes the files this pass did not read (their device or folder went away), so that a file that comes back
+     * (driver reload, hot-plug) is opened afresh rather than read through a descriptor of the old one.
+     */
+    public void endPass() {
+        for (Iterator<Held> it = open.values().iterator(); it.hasNext(); ) {
+            Held held = it.next();
+            if (held.pass != pass) {
+                closeQuietly(held.channel);
+                it.remove();
+            }
+        }
+        pass++;
+    }
+
     /** Reads the file into the buffer and trims it; false when absent or unreadable. */
     private boolean load(String device, Path file) {
-        buffer.clear();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-                // sysfs hands the whole attribute over in the first read; the loop only guards odd filesystems
+        if (!holdOpen) {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                readPositional(channel);
+            } catch (NoSuchFileException e) {
+                return false;
+            } catch (IOException e) {
+                problems.error(device, file, "unreadable: " + describe(e, file));
+                return false;
             }
+            return trim(device, file);
+        }
+        Held held = open.get(file);
+        try {
+            if (held == null || !readFrom(held.channel)) {
+                // not open yet, or the open descriptor failed (device removed under it): open the file again
+                if (held != null) {
+                    open.remove(file);
+                    closeQuietly(held.channel);
+                }
+                held = new Held(FileChannel.open(file, StandardOpenOption.READ));
+                open.put(file, held);
+                readPositional(held.channel);
+            }
+            held.pass = pass;
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {
+            Held failed = open.remove(file);
+            if (failed != null) {
+                closeQuietly(failed.channel);
+            }
             problems.error(device, file, "unreadable: " + describe(e, file));
             return false;
         }
+        return trim(device, file);
+    }
+
+    /** Trims the bytes just read; false when the file filled the buffer (not a sysfs attribute). */
+    private boolean trim(String device, Path file) {
         if (!buffer.hasRemaining()) {
             problems.error(device, file, "larger than " + MAX_BYTES + " bytes, not a sysfs attribute");
             return false;
@@ -117,6 +182,45 @@ public final class SysfsFiles {
             end--;
         }
         return true;
+    }
+
+    /** A read of an open file; false when its descriptor no longer answers. */
+    private boolean readFrom(FileChannel channel) {
+        try {
+            readPositional(channel);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void readPositional(FileChannel channel) throws IOException {
+        buffer.clear();
+        int n;
+        while (buffer.hasRemaining() && (n = channel.read(buffer, buffer.position())) >= 0) {
+            // sysfs hands the whole attribute over in the first read; the loop only guards odd filesystems
+            if (n == 0) {
+                break;
+            }
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // nothing was written through it; a failed close loses nothing
+        }
+    }
+
+    /** An open file and the pass that last read it. */
+    private static final class Held {
+        final FileChannel channel;
+        long pass;
+
+        Held(FileChannel channel) {
+            this.channel = channel;
+        }
     }
 
     private boolean startsWith(String prefix) {

@@ -6,6 +6,8 @@ import io.rdmamon.model.PortSample;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,7 +44,7 @@ public final class SysfsPortSource {
 
     public SysfsPortSource(Path sysfsRoot, String node, Pattern include, Pattern exclude, MeterRegistry registry) {
         this.problems = new ReadProblems(registry);
-        this.reader = new SysfsRdmaReader(sysfsRoot, new SysfsFiles(problems));
+        this.reader = new SysfsRdmaReader(sysfsRoot, new SysfsFiles(problems, isSysfs(sysfsRoot)));
         this.node = node;
         this.include = include;
         this.exclude = exclude;
@@ -85,6 +87,7 @@ public final class SysfsPortSource {
                 samples.add(sample);
             }
         }
+        reader.endPass();
         trackers.keySet().retainAll(livePorts);
         logDeviceChanges(devices);
         return new SysfsPass(samples, devices, withTraffic, readings);
@@ -150,5 +153,14 @@ public final class SysfsPortSource {
             log.info("sysfs {}: RDMA devices now {} (gone {}, new {})", reader.root(), devices, gone, added);
         }
         previousDevices = devices;
+    }
+
+    /** Whether the root is a real sysfs mount, whose files may stay open between passes (see {@link SysfsFiles}). */
+    static boolean isSysfs(Path root) {
+        try {
+            return "sysfs".equals(Files.getFileStore(root).type());
+        } catch (IOException e) {
+            return false;
+        }
     }
 }

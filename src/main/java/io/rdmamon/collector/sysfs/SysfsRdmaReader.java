@@ -31,6 +31,11 @@ public final class SysfsRdmaReader {
         this.files = files;
     }
 
+    /** Ends a pass: files not read in it are closed (see {@link SysfsFiles#endPass()}). */
+    public void endPass() {
+        files.endPass();
+    }
+
     public Path root() {
         return root;
     }
