@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.testing.SharedKafka;
 import io.rdmamon.testing.TrainingTraffic;
 import io.rdmamon.testing.TrainingTraffic.Event;
