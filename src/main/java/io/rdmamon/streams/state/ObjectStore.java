@@ -28,7 +28,9 @@ import java.util.TreeMap;
  * A dirty close (an aborted transaction) drops the objects; the task is then restored from the changelog.
  *
  * <p>This uses Kafka Streams internals ({@link WrappedStateStore#flushCache}, the record context of the changelog
- * records), as its own caching layer does; {@code ObjectStoreTest} runs it through a real broker and a crash.
+ * records), as its own caching layer does. {@code StreamsAppTest} restarts the app on a real broker with an empty
+ * state directory (everything restored from these changelogs) and checks that no output repeats; {@code ObjectStoreTest}
+ * checks what reaches the changelog.
  */
 public final class ObjectStore<V> extends WrappedStateStore<KeyValueStore<String, V>, String, V> {
     private final TreeMap<String, V> objects = new TreeMap<>();
