@@ -78,7 +78,8 @@ class ObjectStoreTest {
             driver.createOutputTopic(CHANGELOG, new StringDeserializer(), new StringDeserializer())
                     .readKeyValuesToList().forEach(kv -> changelog.add(kv.key + "=" + kv.value));
             assertThat(changelog).containsExactly("a={\"n\":3}", "b={\"n\":1}", "a={\"n\":4}", "b=null");
-            ObjectStore<Counter> store = driver.getStateStore(STORE);
+            @SuppressWarnings("unchecked")
+            ObjectStore<Counter> store = (ObjectStore<Counter>) driver.getStateStore(STORE);
             assertThat(store.persistedCopy()).containsOnlyKeys("a");
             assertThat(store.dirtyKeys()).isZero();
         }
