@@ -30,18 +30,20 @@ import java.util.Set;
 public final class NodeTickBatcher implements Processor<String, AssignedInput, String, JobEventBatch> {
     public static final String STORE = "node-ticks";
 
-    /** The newest pass time of a node, how many of its samples came, and the size of its previous pass (0: unknown). */
+    /**
+     * The newest pass time of a node, how many of its samples came, the size of its previous pass (0: unknown), and
+     * the wall time its open pass got its first sample (0: none open).
+     */
     private static final class Pass {
         long ts = Long.MIN_VALUE;
         int seen;
         int size;
+        long openedAt;
     }
 
     private final Duration flushAfter;
     /** Each node's current pass: in memory, after a restart the first pass is passed on sample by sample. */
     private final Map<String, Pass> passes = new HashMap<>();
-    /** Wall time each open pass got its first sample; in memory, like the passes. */
-    private final Map<String, Long> openedAt = new HashMap<>();
     private ProcessorContext<String, JobEventBatch> context;
     private ObjectStore<NodeTick> ticks;
 
@@ -101,13 +103,13 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         }
         if (tick == null) {
             tick = NodeTick.open(ts);
-            openedAt.put(node, context.currentSystemTimeMs());
+            pass.openedAt = context.currentSystemTimeMs();
         }
         tick = tick.add(JobEvents.fanOut(in));
         if (pass.seen >= pass.size) {
             emit(tick);
             ticks.delete(node);
-            openedAt.remove(node);
+            pass.openedAt = 0;
         } else {
             ticks.put(node, tick);
         }
@@ -115,11 +117,14 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
 
     private void flushOverdue(long wallNow) {
         for (var entry : new ArrayList<>(ticks.all().entrySet())) {
-            long opened = openedAt.computeIfAbsent(entry.getKey(), n -> wallNow);
-            if (wallNow - opened >= flushAfter.toMillis()) {
+            Pass pass = passes.computeIfAbsent(entry.getKey(), n -> new Pass());
+            if (pass.openedAt == 0) {
+                pass.openedAt = wallNow; // open since before a restart
+            }
+            if (wallNow - pass.openedAt >= flushAfter.toMillis()) {
                 emit(entry.getValue());
                 ticks.delete(entry.getKey());
-                openedAt.remove(entry.getKey());
+                pass.openedAt = 0;
             }
         }
     }

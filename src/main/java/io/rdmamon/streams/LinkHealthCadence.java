@@ -50,12 +50,22 @@ final class LinkHealthCadence implements Processor<String, AssignedSample, Strin
         Integer sharedBy = holder == null ? null : a.assignment().sharedBy();
         Published now = new Published(Math.floorDiv(s.ts(), intervalMs), s.state(), s.physState(), job, sharedBy);
         Published before = last.get(s.key());
-        boolean errors = s.errorClasses().keySet().stream().anyMatch(c -> !CONGESTION.equals(c));
+        boolean errors = hasErrorsBesidesCongestion(s);
         if (before != null && !errors && before.bucket() >= now.bucket() && sameVerdict(before, now)) {
             return;
         }
         last.put(s.key(), now);
         context.forward(new Record<>(s.key(), LinkHealths.of(a), record.timestamp()));
+    }
+
+    /** A plain loop: this runs for every sample, and the map is nearly always empty. */
+    private static boolean hasErrorsBesidesCongestion(PortSample s) {
+        for (String errorClass : s.errorClasses().keySet()) {
+            if (!CONGESTION.equals(errorClass)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean sameVerdict(Published a, Published b) {
