@@ -1,7 +1,6 @@
 package io.rdmamon.jobs;
 
 import io.rdmamon.model.JobRecord;
-import io.rdmamon.model.JsonSerde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -27,7 +26,7 @@ public final class JobEvents {
                 Named.as("job-events-lifecycle"));
         return batches.merge(lifecycle, Named.as("job-events-merge"))
                 .repartition(Repartitioned.<String, JobEventBatch>as(REPARTITION)
-                        .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(JobEventBatch.class)))
+                        .withKeySerde(Serdes.String()).withValueSerde(new JobEventBatchSerde()))
                 .flatMapValues(JobEventBatch::events, Named.as("job-events"));
     }
 

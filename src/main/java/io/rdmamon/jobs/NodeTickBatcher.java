@@ -26,9 +26,16 @@ import java.util.Set;
  * first sample (a port that went away). The first pass of a node after a start, whose size is not known yet, and
  * stragglers of older passes go on sample by sample. Open passes are kept in an {@link ObjectStore}, so a commit in
  * the middle of one loses nothing.
+ *
+ * <p>A node's port samples and host samples are batched as two passes: they come from two topics, each in order in
+ * its own partition, but the task does not wait for an empty partition ({@code max.task.idle.ms=-1}), so a host
+ * sample of a later pass may come before the port samples of an earlier one. Counted together, such a host sample
+ * would close the port pass early and turn its remaining samples into stragglers.
  */
 public final class NodeTickBatcher implements Processor<String, AssignedInput, String, JobEventBatch> {
     public static final String STORE = "node-ticks";
+    /** Suffix of a node's host-sample pass key (node names contain no {@code /}). */
+    private static final String HOST_PASS = "/hosts";
 
     /**
      * The newest pass time of a node, how many of its samples came, the size of its previous pass (0: unknown), and
@@ -76,9 +83,9 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     @Override
     public void process(Record<String, AssignedInput> record) {
         AssignedInput in = record.value();
-        String node = in.port() != null ? in.port().node() : in.host().node();
+        String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
         long ts = record.timestamp();
-        Pass pass = passes.computeIfAbsent(node, n -> new Pass());
+        Pass pass = passes.computeIfAbsent(passKey, n -> new Pass());
         if (ts > pass.ts) {
             if (pass.seen > 0) {
                 pass.size = pass.seen;
@@ -89,11 +96,11 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         if (ts == pass.ts) {
             pass.seen++;
         }
-        NodeTick tick = ticks.get(node);
+        NodeTick tick = ticks.get(passKey);
         if (tick != null && tick.ts() != ts) {
             // a newer pass began (or a straggler of an older one came): the open one is as complete as it gets
             emit(tick);
-            ticks.delete(node);
+            ticks.delete(passKey);
             tick = null;
         }
         if (pass.size == 0 || ts < pass.ts) {
@@ -108,10 +115,10 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         tick = tick.add(JobEvents.fanOut(in));
         if (pass.seen >= pass.size) {
             emit(tick);
-            ticks.delete(node);
+            ticks.delete(passKey);
             pass.openedAt = 0;
         } else {
-            ticks.put(node, tick);
+            ticks.put(passKey, tick);
         }
     }
 

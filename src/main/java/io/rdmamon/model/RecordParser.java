@@ -15,7 +15,8 @@ import java.util.function.Function;
  * an object, an unknown schema version {@code v}, a missing or mistyped required field, or a value outside the
  * contract's range ({@link ContractChecks}: implausible times, negative or impossible rates, malformed names and
  * ranks). Jackson alone would turn a missing {@code int} into 0, which the contracts forbid, so required fields are
- * checked on the tree first.
+ * checked on the tree first. Port and host samples, every sample of the cluster, first try a fast path without a
+ * tree ({@link SampleJsonReader}) that takes only plainly well-formed records and leaves the rest to the tree.
  *
  * <p>Every reader of the input topics parses with these, so all of them accept and refuse the same records. The
  * static parsers check against {@link ContractLimits#DEFAULT}; a role with configured limits uses
@@ -44,22 +45,27 @@ public final class RecordParser<T> {
 
     private enum Kind { TEXT, INTEGER }
 
+    /** Reads a plainly well-formed record without a tree; null (or an exception) sends it down the general path. */
+    private interface FastPath<T> {
+        T read(byte[] bytes, int version) throws IOException;
+    }
+
     private static final Set<String> JOB_STATES = Set.of(JobRecord.PENDING, JobRecord.RUNNING, JobRecord.SUCCEEDED,
             JobRecord.FAILED, JobRecord.DELETED);
     private static final Map<String, Kind> RANK_FIELDS = fields("rank", Kind.INTEGER, "node", Kind.TEXT);
 
     public static final RecordParser<PortSample> PORT_SAMPLE = new RecordParser<>(PortSample.class,
             PortSample.VERSION, fields("node", Kind.TEXT, "device", Kind.TEXT, "port", Kind.INTEGER, "ts", Kind.INTEGER),
-            tree -> null, ContractChecks::portSample, ContractLimits.DEFAULT);
+            tree -> null, ContractChecks::portSample, ContractLimits.DEFAULT, SampleJsonReader::portSample);
     public static final RecordParser<HostIfaceSample> HOST_SAMPLE = new RecordParser<>(HostIfaceSample.class,
             HostIfaceSample.VERSION, fields("node", Kind.TEXT, "iface", Kind.TEXT, "ts", Kind.INTEGER), tree -> null,
-            ContractChecks::hostSample, ContractLimits.DEFAULT);
+            ContractChecks::hostSample, ContractLimits.DEFAULT, SampleJsonReader::hostSample);
     public static final RecordParser<JobRecord> JOB = new RecordParser<>(JobRecord.class, JobRecord.VERSION,
             fields("uid", Kind.TEXT, "job", Kind.TEXT, "state", Kind.TEXT, "updatedAt", Kind.INTEGER),
-            RecordParser::checkJob, ContractChecks::job, ContractLimits.DEFAULT);
+            RecordParser::checkJob, ContractChecks::job, ContractLimits.DEFAULT, null);
     public static final RecordParser<PodDeviceMap> POD_DEVICES = new RecordParser<>(PodDeviceMap.class,
             PodDeviceMap.VERSION, fields("node", Kind.TEXT, "ts", Kind.INTEGER), tree -> null,
-            ContractChecks::podDevices, ContractLimits.DEFAULT);
+            ContractChecks::podDevices, ContractLimits.DEFAULT, null);
 
     private final Class<T> type;
     private final int version;
@@ -67,20 +73,28 @@ public final class RecordParser<T> {
     private final Function<JsonNode, Rejection> treeCheck;
     private final Check<T> valueCheck;
     private final ContractLimits limits;
+    private final FastPath<T> fastPath;
 
     private RecordParser(Class<T> type, int version, Map<String, Kind> required,
-                         Function<JsonNode, Rejection> treeCheck, Check<T> valueCheck, ContractLimits limits) {
+                         Function<JsonNode, Rejection> treeCheck, Check<T> valueCheck, ContractLimits limits,
+                         FastPath<T> fastPath) {
         this.type = type;
         this.version = version;
         this.required = required;
         this.treeCheck = treeCheck;
         this.valueCheck = valueCheck;
         this.limits = limits;
+        this.fastPath = fastPath;
     }
 
     /** The same parser, checking against {@code limits} (a role's configured ones). */
     public RecordParser<T> withLimits(ContractLimits limits) {
-        return new RecordParser<>(type, version, required, treeCheck, valueCheck, limits);
+        return new RecordParser<>(type, version, required, treeCheck, valueCheck, limits, fastPath);
+    }
+
+    /** The same parser with the tree path only: the reference the fast path is tested against. */
+    RecordParser<T> withoutFastPath() {
+        return new RecordParser<>(type, version, required, treeCheck, valueCheck, limits, null);
     }
 
     public ContractLimits limits() {
@@ -99,6 +113,10 @@ public final class RecordParser<T> {
     public Parsed<T> parse(byte[] bytes, long recordTimestamp) {
         if (bytes == null || bytes.length == 0) {
             return Parsed.rejected(new Rejection(Rejection.EMPTY, "empty record"));
+        }
+        T plain = readPlain(bytes);
+        if (plain != null) {
+            return checked(plain, recordTimestamp);
         }
         JsonNode tree;
         try {
@@ -130,7 +148,23 @@ public final class RecordParser<T> {
             return Parsed.rejected(new Rejection(Rejection.WRONG_TYPE, "not a valid " + type.getSimpleName() + ": "
                     + firstLine(e)));
         }
-        problem = valueCheck.check(value, recordTimestamp, limits);
+        return checked(value, recordTimestamp);
+    }
+
+    /** The record through the fast path, when it has one and the record is plainly well-formed; else null. */
+    private T readPlain(byte[] bytes) {
+        if (fastPath == null) {
+            return null;
+        }
+        try {
+            return fastPath.read(bytes, version);
+        } catch (IOException e) {
+            return null; // not JSON: the general path says where
+        }
+    }
+
+    private Parsed<T> checked(T value, long recordTimestamp) {
+        Rejection problem = valueCheck.check(value, recordTimestamp, limits);
         return problem == null ? new Parsed<>(value, null, null) : Parsed.rejected(problem);
     }
 

@@ -4,6 +4,7 @@ import io.rdmamon.testing.ContractRecords;
 import io.rdmamon.testing.ContractRecords.Change;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -71,6 +72,43 @@ class RecordParserPropertiesTest {
     @Property(tries = 300)
     void nearValidPodDeviceMaps(@ForAll("podDeviceChanges") List<Change> changes) {
         nearValid(RecordParser.POD_DEVICES, ContractRecords.podDevices(), changes, ContractRecords::keepsContract);
+    }
+
+    @Property(tries = 300)
+    void theFastPathAgreesWithTheTreeOnPortSamples(@ForAll("anyPortSample") Map<String, Object> record,
+                                                   @ForAll("portSampleChanges") List<Change> changes) {
+        sameAsTree(RecordParser.PORT_SAMPLE, ContractRecords.bytes(record));
+        sameAsTree(RecordParser.PORT_SAMPLE,
+                ContractRecords.bytes(ContractRecords.apply(ContractRecords.portSample(), changes)));
+    }
+
+    @Property(tries = 300)
+    void theFastPathAgreesWithTheTreeOnHostSamples(@ForAll("anyHostSample") Map<String, Object> record,
+                                                   @ForAll("hostSampleChanges") List<Change> changes) {
+        sameAsTree(RecordParser.HOST_SAMPLE, ContractRecords.bytes(record));
+        sameAsTree(RecordParser.HOST_SAMPLE,
+                ContractRecords.bytes(ContractRecords.apply(ContractRecords.hostSample(), changes)));
+    }
+
+    @Property(tries = 100)
+    void theFastPathAgreesWithTheTreeOnArbitraryBytes(@ForAll("bytes") byte[] bytes) {
+        sameAsTree(RecordParser.PORT_SAMPLE, bytes);
+        sameAsTree(RecordParser.HOST_SAMPLE, bytes);
+    }
+
+    @Example
+    void theFastPathTakesWellFormedSamples() throws Exception {
+        // without this the agreement above would also hold for a fast path that never answers
+        assertThat(SampleJsonReader.portSample(ContractRecords.bytes(ContractRecords.portSample()),
+                PortSample.VERSION)).isNotNull();
+        assertThat(SampleJsonReader.hostSample(ContractRecords.bytes(ContractRecords.hostSample()),
+                HostIfaceSample.VERSION)).isNotNull();
+    }
+
+    private static <T> void sameAsTree(RecordParser<T> parser, byte[] bytes) {
+        RecordParser.Parsed<T> fast = parser.parse(bytes, KAFKA_TS);
+        Statistics.collect(fast.ok() ? "accepted" : fast.code());
+        assertThat(fast).as(new String(bytes)).isEqualTo(parser.withoutFastPath().parse(bytes, KAFKA_TS));
     }
 
     private static <T> java.util.Optional<T> accepted(RecordParser<T> parser, Map<String, Object> record) {

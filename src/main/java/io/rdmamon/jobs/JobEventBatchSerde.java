@@ -1,0 +1,321 @@
+package io.rdmamon.jobs;
+
+import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.Json;
+import io.rdmamon.model.PortSample;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code job-event-batches} repartition topic's value format: binary, because every sample crosses this topic
+ * once and JSON made its encoding and decoding the stream app's largest cost. Internal to the app (not a public
+ * contract): a batch's strings (node, device, state names) and holders are written once and referred to by index,
+ * so a node pass of eight ports held by one job costs its numbers and one copy of the names. Job records, rare here,
+ * travel as their JSON. The first byte is the format version; a record of an unknown version fails with a
+ * {@link SerializationException} that names it (an app of another release still writing to the topic).
+ */
+public final class JobEventBatchSerde implements Serde<JobEventBatch> {
+    static final byte FORMAT = 1;
+    private static final byte PORT = 1;
+    private static final byte HOST = 2;
+    private static final byte LIFECYCLE = 3;
+
+    @Override
+    public Serializer<JobEventBatch> serializer() {
+        return (topic, batch) -> batch == null ? null : write(batch);
+    }
+
+    @Override
+    public Deserializer<JobEventBatch> deserializer() {
+        return (topic, bytes) -> {
+            if (bytes == null) {
+                return null;
+            }
+            try {
+                return read(bytes);
+            } catch (IOException | RuntimeException e) {
+                throw new SerializationException("not a job event batch on " + topic + ": " + e.getMessage(), e);
+            }
+        };
+    }
+
+    static byte[] write(JobEventBatch batch) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 96 * batch.events().size());
+        try (Writer out = new Writer(new DataOutputStream(bytes))) {
+            out.data.writeByte(FORMAT);
+            out.varInt(batch.events().size());
+            for (JobEvent event : batch.events()) {
+                if (event.port() != null) {
+                    out.data.writeByte(PORT);
+                    out.port(event.port());
+                } else if (event.host() != null) {
+                    out.data.writeByte(HOST);
+                    out.host(event.host());
+                } else {
+                    out.data.writeByte(LIFECYCLE);
+                    byte[] json = Json.toBytes(event.lifecycle());
+                    out.varInt(json.length);
+                    out.data.write(json);
+                }
+            }
+        } catch (IOException e) {
+            throw new SerializationException("cannot write a job event batch", e); // in memory: not expected
+        }
+        return bytes.toByteArray();
+    }
+
+    static JobEventBatch read(byte[] bytes) throws IOException {
+        Reader in = new Reader(new DataInputStream(new ByteArrayInputStream(bytes)));
+        byte format = in.data.readByte();
+        if (format != FORMAT) {
+            throw new IOException("unknown job event batch format " + format + " (this rdmamon writes " + FORMAT
+                    + ")");
+        }
+        int size = in.varInt();
+        List<JobEvent> events = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            byte kind = in.data.readByte();
+            switch (kind) {
+                case PORT -> events.add(JobEvent.of(in.port()));
+                case HOST -> events.add(JobEvent.of(in.host()));
+                case LIFECYCLE -> {
+                    byte[] json = new byte[in.varInt()];
+                    in.data.readFully(json);
+                    events.add(JobEvent.of(Json.MAPPER.readValue(json, JobRecord.class)));
+                }
+                default -> throw new IOException("unknown job event kind " + kind);
+            }
+        }
+        return new JobEventBatch(events);
+    }
+
+    /** Writes values; a string or holder seen before in the batch is written as its index. */
+    private static final class Writer implements AutoCloseable {
+        final DataOutputStream data;
+        private final Map<String, Integer> strings = new HashMap<>();
+        private final Map<Holder, Integer> holders = new HashMap<>();
+
+        Writer(DataOutputStream data) {
+            this.data = data;
+        }
+
+        void port(JobSample js) throws IOException {
+            PortSample s = js.sample();
+            varInt(s.v());
+            string(s.node());
+            string(s.device());
+            varInt(s.port());
+            data.writeLong(s.ts());
+            data.writeLong(s.intervalMs());
+            string(s.source());
+            string(s.state());
+            string(s.physState());
+            string(s.linkLayer());
+            nullableLong(s.rateBytesPerSec());
+            nullableDouble(s.txBytesPerSec());
+            nullableDouble(s.rxBytesPerSec());
+            nullableDouble(s.txPacketsPerSec());
+            nullableDouble(s.rxPacketsPerSec());
+            counts(s.errors());
+            counts(s.errorClasses());
+            holder(js.holder());
+            varInt(js.sharedBy());
+        }
+
+        void host(HostIfaceSample h) throws IOException {
+            varInt(h.v());
+            string(h.node());
+            string(h.iface());
+            data.writeLong(h.ts());
+            data.writeLong(h.intervalMs());
+            nullableDouble(h.txBytesPerSec());
+            nullableDouble(h.rxBytesPerSec());
+            nullableDouble(h.txPacketsPerSec());
+            nullableDouble(h.rxPacketsPerSec());
+            counts(h.errors());
+        }
+
+        private void holder(Holder holder) throws IOException {
+            Integer index = holders.get(holder);
+            if (index != null) {
+                varInt(index + 1);
+                return;
+            }
+            holders.put(holder, holders.size());
+            varInt(0);
+            string(holder.uid());
+            string(holder.job());
+            string(holder.namespace());
+            varInt(holder.expectedRanks());
+            varInt(holder.ranks().size());
+            for (JobRecord.Rank rank : holder.ranks()) {
+                varInt(rank.rank());
+                string(rank.pod());
+                string(rank.node());
+                varInt(rank.devices().size());
+                for (String device : rank.devices()) {
+                    string(device);
+                }
+            }
+        }
+
+        private void counts(Map<String, Long> counts) throws IOException {
+            varInt(counts.size());
+            for (Map.Entry<String, Long> count : counts.entrySet()) {
+                string(count.getKey());
+                data.writeLong(count.getValue());
+            }
+        }
+
+        private void string(String s) throws IOException {
+            if (s == null) {
+                varInt(0);
+                return;
+            }
+            Integer index = strings.get(s);
+            if (index != null) {
+                varInt(index + 2);
+                return;
+            }
+            strings.put(s, strings.size());
+            varInt(1);
+            data.writeUTF(s);
+        }
+
+        private void nullableLong(Long value) throws IOException {
+            data.writeBoolean(value != null);
+            if (value != null) {
+                data.writeLong(value);
+            }
+        }
+
+        private void nullableDouble(Double value) throws IOException {
+            data.writeBoolean(value != null);
+            if (value != null) {
+                data.writeDouble(value);
+            }
+        }
+
+        void varInt(int value) throws IOException {
+            while ((value & ~0x7F) != 0) {
+                data.writeByte((value & 0x7F) | 0x80);
+                value >>>= 7;
+            }
+            data.writeByte(value);
+        }
+
+        @Override
+        public void close() throws IOException {
+            data.close();
+        }
+    }
+
+    /** Reads what {@link Writer} wrote, in the same order. */
+    private static final class Reader {
+        final DataInputStream data;
+        private final List<String> strings = new ArrayList<>();
+        private final List<Holder> holders = new ArrayList<>();
+
+        Reader(DataInputStream data) {
+            this.data = data;
+        }
+
+        JobSample port() throws IOException {
+            PortSample s = new PortSample(varInt(), string(), string(), varInt(), data.readLong(), data.readLong(),
+                    string(), string(), string(), string(), nullableLong(), nullableDouble(), nullableDouble(),
+                    nullableDouble(), nullableDouble(), counts(), counts());
+            return new JobSample(s, holder(), varInt());
+        }
+
+        HostIfaceSample host() throws IOException {
+            return new HostIfaceSample(varInt(), string(), string(), data.readLong(), data.readLong(),
+                    nullableDouble(), nullableDouble(), nullableDouble(), nullableDouble(), counts());
+        }
+
+        private Holder holder() throws IOException {
+            int index = varInt();
+            if (index > 0) {
+                return holders.get(index - 1);
+            }
+            String uid = string();
+            String job = string();
+            String namespace = string();
+            int expectedRanks = varInt();
+            int size = varInt();
+            List<JobRecord.Rank> ranks = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                int rank = varInt();
+                String pod = string();
+                String node = string();
+                int devices = varInt();
+                List<String> names = new ArrayList<>(devices);
+                for (int d = 0; d < devices; d++) {
+                    names.add(string());
+                }
+                ranks.add(new JobRecord.Rank(rank, pod, node, List.copyOf(names)));
+            }
+            Holder holder = new Holder(uid, job, namespace, ranks, expectedRanks);
+            holders.add(holder);
+            return holder;
+        }
+
+        private Map<String, Long> counts() throws IOException {
+            int size = varInt();
+            if (size == 0) {
+                return Map.of();
+            }
+            Map<String, Long> counts = new LinkedHashMap<>();
+            for (int i = 0; i < size; i++) {
+                counts.put(string(), data.readLong());
+            }
+            return counts;
+        }
+
+        private String string() throws IOException {
+            int index = varInt();
+            if (index == 0) {
+                return null;
+            }
+            if (index > 1) {
+                return strings.get(index - 2);
+            }
+            String s = data.readUTF();
+            strings.add(s);
+            return s;
+        }
+
+        private Long nullableLong() throws IOException {
+            return data.readBoolean() ? data.readLong() : null;
+        }
+
+        private Double nullableDouble() throws IOException {
+            return data.readBoolean() ? data.readDouble() : null;
+        }
+
+        int varInt() throws IOException {
+            int value = 0;
+            for (int shift = 0; shift < 32; shift += 7) {
+                int b = data.readUnsignedByte();
+                value |= (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    return value;
+                }
+            }
+            throw new IOException("malformed variable-length integer");
+        }
+    }
+}
