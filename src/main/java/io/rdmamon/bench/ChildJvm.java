@@ -81,6 +81,32 @@ final class ChildJvm implements AutoCloseable {
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS_PER_SEC;
     }
 
+    /**
+     * CPU seconds of the child's live threads, grouped by name with digits masked ({@code C2 CompilerThre#}), largest
+     * first: where a process's CPU goes (JIT, GC, client threads, the work itself). Linux keeps 15 characters of a name.
+     */
+    Map<String, Double> cpuSecondsByThread() throws IOException {
+        Map<String, Double> byName = new java.util.HashMap<>();
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid()), "task"))) {
+            for (Path task : tasks.toList()) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException gone) {
+                    continue; // the thread ended meanwhile
+                }
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+", "#");
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                byName.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS_PER_SEC,
+                        Double::sum);
+            }
+        }
+        Map<String, Double> sorted = new java.util.LinkedHashMap<>();
+        byName.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .forEach(e -> sorted.put(e.getKey(), e.getValue()));
+        return sorted;
+    }
+
     /** Resident set size now ({@code VmRSS}) and at its peak ({@code VmHWM}), bytes. */
     record Resident(long now, long peak) {
     }

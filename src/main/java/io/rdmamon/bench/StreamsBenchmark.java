@@ -95,29 +95,28 @@ public final class StreamsBenchmark implements Callable<Integer> {
                         Runtime.getRuntime().availableProcessors());
                 out.flush();
 
-                Reading raw = measureRaw(bootstrap, sampleTopics, work);
-                out.printf("raw consumer (KafkaConsumer, every record decoded): %,.0f samples/s, %.4f CPU ms per "
-                        + "sample (%.1f s, %.1f CPU s, JVM start included)%n", samples / raw.seconds,
-                        raw.cpuSeconds * 1000 / samples, raw.seconds, raw.cpuSeconds);
+                Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
+                out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
+                out.printf("  its threads: %s%n", raw.topThreads(6));
                 out.flush();
 
                 String appId = "bench-" + run;
                 Reading app = measureApp(admin, bootstrap, topics, appId, samples, work);
                 long writes = writes(admin, topics, appId);
-                double appRate = samples / app.seconds;
-                out.printf("stream app (exactly-once, 1 thread): %,.0f samples/s, %.4f CPU ms per sample (%.1f s, %.1f "
-                        + "CPU s, JVM start included)%n", appRate, app.cpuSeconds * 1000 / samples, app.seconds,
-                        app.cpuSeconds);
+                out.printf("stream app (exactly-once, 1 thread): %s%n", app.describe(samples));
+                out.printf("  its threads: %s%n", app.topThreads(6));
                 out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
                         (double) writes / samples, writesByTopic(admin, topics, appId));
-                out.printf("ratio: the stream app reads at %.0f %% of the raw consumer's rate and spends %.1fx its "
-                        + "CPU per sample%n", 100.0 * appRate / (samples / raw.seconds),
+                out.printf("ratio from JVM start: the stream app reads at %.0f %% of the raw consumer's rate and "
+                        + "spends %.1fx its CPU per sample%n", 100.0 * raw.seconds / app.seconds,
                         app.cpuSeconds / raw.cpuSeconds);
+                out.printf("ratio over the second half: %.0f %% of the raw consumer's rate, %.1fx its CPU per sample%n",
+                        100.0 * app.warmRate() / raw.warmRate(), app.warmCpuMsPerSample() / raw.warmCpuMsPerSample());
                 double perSecond = 10_000.0 * (devices + 1);
-                out.printf("projection at 1 Hz: 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 nodes %.2f cores, "
-                                + "%,.0f writes/s (backlog figures; live, see docs/deploy.md)%n",
-                        perSecond / 10 * app.cpuSeconds / samples, perSecond / 10 * writes / samples,
-                        perSecond * app.cpuSeconds / samples, perSecond * writes / samples);
+                out.printf("projection at 1 Hz (second-half CPU): 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 "
+                                + "nodes %.2f cores, %,.0f writes/s (live, see docs/deploy.md)%n",
+                        perSecond / 10 * app.warmCpuMsPerSample() / 1000, perSecond / 10 * writes / samples,
+                        perSecond * app.warmCpuMsPerSample() / 1000, perSecond * writes / samples);
                 out.flush();
             }
         } finally {
@@ -126,23 +125,68 @@ public final class StreamsBenchmark implements Callable<Integer> {
         return 0;
     }
 
-    private record Reading(double seconds, double cpuSeconds) {
+    /**
+     * A reader's run over the backlog: from its JVM's start to the last sample, and over its second half alone, when
+     * the JIT has compiled what runs hot and start-up is behind: what a reader that keeps up with a live cluster pays.
+     */
+    private record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
+                           long warmSamples, Map<String, Double> threads) {
+        /** The threads that used the most CPU, as {@code name 1.2 s}. */
+        String topThreads(int n) {
+            return threads.entrySet().stream().limit(n)
+                    .map(e -> String.format("%s %.1f s", e.getKey(), e.getValue()))
+                    .collect(Collectors.joining(", "));
+        }
+
+        String describe(long samples) {
+            return String.format("%,.0f samples/s, %.4f CPU ms per sample from JVM start (%.1f s, %.1f CPU s); "
+                    + "second half %,.0f samples/s, %.4f CPU ms per sample", samples / seconds,
+                    cpuSeconds * 1000 / samples, seconds, cpuSeconds, warmRate(), warmCpuMsPerSample());
+        }
+
+        double warmRate() {
+            return warmSamples / warmSeconds;
+        }
+
+        double warmCpuMsPerSample() {
+            return warmCpuSeconds * 1000 / warmSamples;
+        }
     }
 
-    private Reading measureRaw(String bootstrap, List<String> sampleTopics, Path work) throws Exception {
+    /** Time, CPU and samples read when a reader passed half of the backlog. */
+    private record Half(long nanos, double cpuSeconds, long samples) {
+        Reading finish(long t0, long end, double cpu, long total, Map<String, Double> threads) {
+            return new Reading((end - t0) / 1e9, cpu, (end - nanos) / 1e9, cpu - cpuSeconds, total - samples,
+                    threads);
+        }
+    }
+
+    private Reading measureRaw(String bootstrap, List<String> sampleTopics, long samples, Path work)
+            throws Exception {
         Path log = work.resolve("raw.log");
         try (ChildJvm child = ChildJvm.start(heap, log, List.of("bench", "raw-consumer", "--bootstrap-servers",
                 bootstrap, "--topics", String.join(",", sampleTopics)))) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            while (!Files.readString(log).contains(RawConsumer.DONE)) {
+            Half half = null;
+            while (true) {
+                String text = Files.readString(log);
+                if (half == null && text.contains(RawConsumer.HALF)) {
+                    half = new Half(System.nanoTime(), child.cpuSeconds(), samples / 2);
+                }
+                if (text.contains(RawConsumer.DONE)) {
+                    long end = System.nanoTime();
+                    if (half == null) {
+                        half = new Half(end, child.cpuSeconds(), samples / 2);
+                    }
+                    return half.finish(t0, end, child.cpuSeconds(), samples, child.cpuSecondsByThread());
+                }
                 child.checkAlive();
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the raw consumer did not finish in " + timeoutSeconds + " s");
                 }
                 Thread.sleep(20);
             }
-            return new Reading((System.nanoTime() - t0) / 1e9, child.cpuSeconds());
         }
     }
 
@@ -156,12 +200,16 @@ public final class StreamsBenchmark implements Callable<Integer> {
         try (ChildJvm app = ChildJvm.start(heap, work.resolve("streams.log"), args)) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            Half half = null;
             while (true) {
                 app.checkAlive();
                 long consumed = KafkaOffsets.committed(admin, appId).entrySet().stream()
                         .filter(e -> inputs.contains(e.getKey().topic())).mapToLong(Map.Entry::getValue).sum();
+                if (half == null && consumed >= samples / 2) {
+                    half = new Half(System.nanoTime(), app.cpuSeconds(), consumed);
+                }
                 if (consumed >= samples) {
-                    return new Reading((System.nanoTime() - t0) / 1e9, app.cpuSeconds());
+                    return half.finish(t0, System.nanoTime(), app.cpuSeconds(), samples, app.cpuSecondsByThread());
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the stream app did not catch up in " + timeoutSeconds + " s");
@@ -197,6 +245,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
     @Command(name = "raw-consumer", hidden = true, description = "Reads topics once with a plain KafkaConsumer.")
     public static final class RawConsumer implements Callable<Integer> {
         static final String DONE = "raw-consumer: done";
+        static final String HALF = "raw-consumer: half";
 
         @Option(names = "--bootstrap-servers", required = true)
         String bootstrap;
@@ -216,14 +265,21 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 consumer.assign(partitions);
                 consumer.seekToBeginning(partitions);
                 Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+                long total = end.values().stream().mapToLong(Long::longValue).sum();
                 long records = 0;
                 long rejected = 0;
+                boolean halfSaid = false;
                 while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                         RecordParser<?> parser = r.topic().equals(topics.get(0)) ? RecordParser.PORT_SAMPLE
                                 : RecordParser.HOST_SAMPLE;
                         rejected += parser.parse(r.value(), r.timestamp()).ok() ? 0 : 1;
                         records++;
+                    }
+                    if (!halfSaid && records >= total / 2) {
+                        System.out.println(HALF);
+                        System.out.flush();
+                        halfSaid = true;
                     }
                 }
                 System.out.println("raw-consumer: " + records + " records, " + rejected + " rejected");

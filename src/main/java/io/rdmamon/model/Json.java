@@ -1,5 +1,6 @@
 package io.rdmamon.model;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -14,6 +15,8 @@ public final class Json {
      * Unknown fields are ignored (extra fields are allowed by every contract); doubles are written as JSON numbers.
      */
     public static final ObjectMapper MAPPER = JsonMapper.builder()
+            // samples are mostly doubles: Jackson's bundled parser for them reads the same values several times faster
+            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .build();

@@ -146,13 +146,13 @@ class StreamsAppTest {
         return app;
     }
 
-    private static PortSample down(PortSample s) {
+    static PortSample down(PortSample s) {
         return new PortSample(s.v(), s.node(), s.device(), s.port(), s.ts(), s.intervalMs(), s.source(), "DOWN",
                 "Disabled", s.linkLayer(), s.rateBytesPerSec(), 0.0, 0.0, 0.0, 0.0, Map.of("link_downed", 1L),
                 Map.of());
     }
 
-    private static void produce(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,
+    static void produce(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,
                                 List<Event> events) {
         for (Event e : events) {
             if (e.port() != null) {
@@ -169,7 +169,7 @@ class StreamsAppTest {
     }
 
     /** Reads the output topics as a read_committed consumer, accumulating everything seen. */
-    private static final class Outputs implements AutoCloseable {
+    static final class Outputs implements AutoCloseable {
         final List<Alert> alerts = new ArrayList<>();
         final List<JobBandwidth> bandwidth = new ArrayList<>();
         final List<LinkHealth> linkHealth = new ArrayList<>();
