@@ -1,6 +1,5 @@
 package io.rdmamon.streams;
 
-import io.rdmamon.detect.DetectorConfig;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
@@ -22,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -59,18 +57,7 @@ class StreamsAppKillTest {
     void shouldPublishEachIncidentAndWindowOnceWhenKilledMidBacklog() throws Exception {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String appId = "rdmamon-kill-" + suffix;
-        Map<String, Object> settings = new HashMap<>();
-        settings.put(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG, 2);
-        for (String key : List.of(StreamsAppConfig.PORT_SAMPLES_TOPIC_CONFIG, StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG,
-                StreamsAppConfig.JOBS_TOPIC_CONFIG, StreamsAppConfig.JOB_BANDWIDTH_TOPIC_CONFIG,
-                StreamsAppConfig.LINK_HEALTH_TOPIC_CONFIG, StreamsAppConfig.ALERTS_TOPIC_CONFIG,
-                StreamsAppConfig.DEAD_LETTER_TOPIC_CONFIG)) {
-            settings.put(key, key.substring("streams.topic.".length()) + "-" + suffix);
-        }
-        // silence is judged on the wall clock, which a backlog compresses: keep it out
-        settings.put(DetectorConfig.COLLECTOR_SILENT_AFTER_CONFIG, 3_600_000);
-        settings.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers());
-        settings.put(StreamsAppConfig.APPLICATION_ID_CONFIG, appId);
+        Map<String, Object> settings = StreamsAppTest.settings(suffix, appId);
         StreamsAppConfig.TopicNames topics = new StreamsAppConfig(settings).topics();
 
         // 16 nodes x 4 NICs for 330 s: enough samples that the kill lands while the backlog is being worked through

@@ -62,18 +62,7 @@ class StreamsAppTest {
     @Test
     void shouldPublishBandwidthAndAlertsOnceEachAcrossARestart() throws Exception {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
-        Map<String, Object> settings = new HashMap<>();
-        settings.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers());
-        settings.put(StreamsAppConfig.APPLICATION_ID_CONFIG, "rdmamon-it-" + suffix);
-        settings.put(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG, 2);
-        for (String key : List.of(StreamsAppConfig.PORT_SAMPLES_TOPIC_CONFIG, StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG,
-                StreamsAppConfig.JOBS_TOPIC_CONFIG, StreamsAppConfig.JOB_BANDWIDTH_TOPIC_CONFIG,
-                StreamsAppConfig.LINK_HEALTH_TOPIC_CONFIG, StreamsAppConfig.ALERTS_TOPIC_CONFIG,
-                StreamsAppConfig.DEAD_LETTER_TOPIC_CONFIG)) {
-            settings.put(key, key.substring("streams.topic.".length()) + "-" + suffix);
-        }
-        // silence is judged on the wall clock, which this test compresses: keep it out
-        settings.put(DetectorConfig.COLLECTOR_SILENT_AFTER_CONFIG, 3_600_000);
+        Map<String, Object> settings = settings(suffix, "rdmamon-it-" + suffix);
         settings.put(StreamsAppConfig.COMMIT_INTERVAL_CONFIG, 100);
         StreamsAppConfig.TopicNames topics = new StreamsAppConfig(settings).topics();
 
@@ -135,6 +124,25 @@ class StreamsAppTest {
         }
         assertThat(windows.get(windows.size() - 1) - windows.get(0)).isGreaterThanOrEqualTo(290_000L);
         assertThat(registry.find("kafka.stream.thread.commit.total").functionCounters()).isNotEmpty();
+    }
+
+    /**
+     * The app's settings on the shared broker: its own topics (suffixed), and collector silence kept out, since it is
+     * judged on the wall clock, which these tests compress.
+     */
+    static Map<String, Object> settings(String suffix, String applicationId) {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put(StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers());
+        settings.put(StreamsAppConfig.APPLICATION_ID_CONFIG, applicationId);
+        settings.put(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG, 2);
+        for (String key : List.of(StreamsAppConfig.PORT_SAMPLES_TOPIC_CONFIG, StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG,
+                StreamsAppConfig.JOBS_TOPIC_CONFIG, StreamsAppConfig.JOB_BANDWIDTH_TOPIC_CONFIG,
+                StreamsAppConfig.LINK_HEALTH_TOPIC_CONFIG, StreamsAppConfig.ALERTS_TOPIC_CONFIG,
+                StreamsAppConfig.DEAD_LETTER_TOPIC_CONFIG)) {
+            settings.put(key, key.substring("streams.topic.".length()) + "-" + suffix);
+        }
+        settings.put(DetectorConfig.COLLECTOR_SILENT_AFTER_CONFIG, 3_600_000);
+        return settings;
     }
 
     private StreamsApp start(Map<String, Object> settings, String instance) {
