@@ -49,13 +49,14 @@ final class LinkHealthCadence implements Processor<String, AssignedSample, Strin
         String job = holder == null ? null : holder.uid();
         Integer sharedBy = holder == null ? null : a.assignment().sharedBy();
         Published now = new Published(Math.floorDiv(s.ts(), intervalMs), s.state(), s.physState(), job, sharedBy);
-        Published before = last.get(s.key());
+        String port = record.key(); // the sample's key, node/device/port (decode keys samples so)
+        Published before = last.get(port);
         boolean errors = hasErrorsBesidesCongestion(s);
         if (before != null && !errors && before.bucket() >= now.bucket() && sameVerdict(before, now)) {
             return;
         }
-        last.put(s.key(), now);
-        context.forward(new Record<>(s.key(), LinkHealths.of(a), record.timestamp()));
+        last.put(port, now);
+        context.forward(new Record<>(port, LinkHealths.of(a), record.timestamp()));
     }
 
     /** A plain loop: this runs for every sample, and the map is nearly always empty. */
