@@ -69,7 +69,7 @@ public final class BenchCommand {
         @Override
         public Integer call() throws Exception {
             if (process) {
-                List<String> jvmOptions = jvm == null ? CollectorProcessBenchmark.defaultJvmOptions()
+                List<String> jvmOptions = jvm == null ? io.rdmamon.collector.CollectorJvmOptions.load()
                         : Stream.of(jvm.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList();
                 CollectorProcessBenchmark.run(new CollectorProcessBenchmark.Options(interval, warmupTime, time,
                         jvmOptions, fullClassPath, nodeExporter), spec.commandLine().getOut());

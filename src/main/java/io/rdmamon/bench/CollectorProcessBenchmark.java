@@ -16,10 +16,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,20 +47,6 @@ final class CollectorProcessBenchmark {
     }
 
     private CollectorProcessBenchmark() {
-    }
-
-    /** The JVM options the launcher, the image and the chart run the collector with. */
-    static List<String> defaultJvmOptions() {
-        try (InputStream in = CollectorProcessBenchmark.class.getResourceAsStream("/collector/jvm.options")) {
-            if (in == null) {
-                throw new IllegalStateException("collector/jvm.options is not on the class path");
-            }
-            return Stream.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"))
-                    .map(line -> line.replaceAll("#.*", "").trim()).filter(line -> !line.isEmpty())
-                    .flatMap(line -> Stream.of(line.split("\\s+"))).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     static void run(Options options, PrintWriter out) throws Exception {
