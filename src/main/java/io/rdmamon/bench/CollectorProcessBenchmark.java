@@ -20,6 +20,9 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -113,6 +116,12 @@ final class CollectorProcessBenchmark {
                 out.printf("  first record on Kafka %.2f s after the collector process started; %d records in the "
                         + "measured passes (%d expected)%n", (records.firstTimestamp() - startMs) / 1e3, received,
                         measured * (MLX5_DEVICES * MLX5_PORTS + ERDMA_DEVICES));
+                out.printf("  collector log: first line %.2f s, sampling from %.2f s after the process started%n",
+                        logSeconds(work.resolve("collector.log"), "", startMs),
+                        logSeconds(work.resolve("collector.log"), "CollectorCommand - collector on node", startMs));
+                List<String> warnings = Files.readAllLines(work.resolve("collector.log")).stream()
+                        .filter(line -> line.contains(" WARN ") || line.contains(" ERROR ")).limit(5).toList();
+                warnings.forEach(line -> out.println("  collector log: " + line));
                 out.printf("  collector CPU by thread, ms per pass:%s%n", threads.entrySet().stream()
                         .filter(e -> e.getValue() > 0)
                         .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
@@ -219,6 +228,14 @@ final class CollectorProcessBenchmark {
             throw new IllegalStateException(lib + " does not exist: build with mvn package");
         }
         return classes + java.io.File.pathSeparator + lib.resolve("*");
+    }
+
+    /** When the first log line holding {@code text} was written, in seconds after {@code startMs}; NaN if none. */
+    private static double logSeconds(Path log, String text, long startMs) throws IOException {
+        LocalTime start = Instant.ofEpochMilli(startMs).atZone(ZoneId.systemDefault()).toLocalTime();
+        return Files.readAllLines(log).stream().filter(line -> line.contains(text) && line.length() > 12)
+                .map(line -> LocalTime.parse(line.substring(0, 12))).findFirst()
+                .map(t -> Duration.between(start, t).toMillis() / 1e3).orElse(Double.NaN);
     }
 
     private static List<String> tail(Path log) throws IOException {
