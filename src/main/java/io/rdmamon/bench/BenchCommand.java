@@ -1,11 +1,15 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.config.Durations;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /** {@code rdmamon bench}: the benchmarks whose figures the README quotes; each prints its figures. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -15,7 +19,10 @@ import java.util.concurrent.Callable;
 public final class BenchCommand {
 
     @Command(name = "collector", mixinStandardHelpOptions = true,
-            description = "CPU time per sampling pass on a simulated node, and bytes per record.")
+            description = {"CPU time per sampling pass on a simulated node, and bytes per record (in-process).",
+                    "With --process: the real collector as a process of its own, publishing to a broker, beside "
+                            + "node_exporter's infiniband collector on the same tree; CPU per pass and resident "
+                            + "memory of both from /proc."})
     static final class Collector implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -32,8 +39,42 @@ public final class BenchCommand {
         @Option(names = "--warmup", defaultValue = "300", description = "Warm-up passes (default ${DEFAULT-VALUE}).")
         int warmup;
 
+        @Option(names = "--process", description = "Measure the whole collector process beside node_exporter.")
+        boolean process;
+
+        @Option(names = "--interval", defaultValue = "1s", converter = Durations.Converter.class,
+                description = "--process: sampling and scrape interval (default ${DEFAULT-VALUE}).")
+        Duration interval;
+
+        @Option(names = "--warmup-time", defaultValue = "30s", converter = Durations.Converter.class,
+                description = "--process: time before measuring (default ${DEFAULT-VALUE}).")
+        Duration warmupTime;
+
+        @Option(names = "--time", defaultValue = "60s", converter = Durations.Converter.class,
+                description = "--process: time measured (default ${DEFAULT-VALUE}).")
+        Duration time;
+
+        @Option(names = "--jvm", paramLabel = "OPTIONS",
+                description = "--process: JVM options instead of collector/jvm.options, e.g. \"-Xmx64m\".")
+        String jvm;
+
+        @Option(names = "--full-classpath", description = "--process: run on all of rdmamon's jars, not the "
+                + "collector's.")
+        boolean fullClassPath;
+
+        @Option(names = "--node-exporter", defaultValue = "prometheus-node-exporter", paramLabel = "BINARY",
+                description = "--process: node_exporter to compare with (default ${DEFAULT-VALUE}; empty: none).")
+        String nodeExporter;
+
         @Override
         public Integer call() throws Exception {
+            if (process) {
+                List<String> jvmOptions = jvm == null ? io.rdmamon.collector.CollectorJvmOptions.load()
+                        : Stream.of(jvm.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList();
+                CollectorProcessBenchmark.run(new CollectorProcessBenchmark.Options(interval, warmupTime, time,
+                        jvmOptions, fullClassPath, nodeExporter), spec.commandLine().getOut());
+                return 0;
+            }
             CollectorBenchmark.run(devices, ports, warmup, passes, spec.commandLine().getOut());
             return 0;
         }

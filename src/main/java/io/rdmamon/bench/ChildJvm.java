@@ -41,8 +41,17 @@ final class ChildJvm implements AutoCloseable {
 
     /** As {@link #start(String, Path, List)}, with {@code env} added to this JVM's environment. */
     static ChildJvm start(String maxHeap, Path log, List<String> args, Map<String, String> env) throws IOException {
-        List<String> command = new ArrayList<>(List.of(javaTool("java").toString(), "-Xmx" + maxHeap,
-                "-cp", System.getProperty("java.class.path"), "io.rdmamon.cli.Main"));
+        return start(List.of("-Xmx" + maxHeap), System.getProperty("java.class.path"), "io.rdmamon.cli.Main", log,
+                args, env);
+    }
+
+    /** Starts {@code mainClass ARGS} with the given JVM options and class path; output goes to {@code log}. */
+    static ChildJvm start(List<String> jvmOptions, String classPath, String mainClass, Path log, List<String> args,
+                          Map<String, String> env) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(javaTool("java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath, mainClass));
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(env);
@@ -112,9 +121,14 @@ final class ChildJvm implements AutoCloseable {
     }
 
     Resident residentBytes() throws IOException {
+        return residentBytes(pid());
+    }
+
+    /** Resident set size of process {@code pid}, now and at its peak. */
+    static Resident residentBytes(long pid) throws IOException {
         long rss = 0;
         long peak = 0;
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
             if (line.startsWith("VmRSS:")) {
                 rss = kib(line);
             } else if (line.startsWith("VmHWM:")) {

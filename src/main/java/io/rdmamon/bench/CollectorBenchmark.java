@@ -1,6 +1,7 @@
 package io.rdmamon.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmamon.collector.CollectorConfig;
 import io.rdmamon.collector.sysfs.SysfsPass;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.model.Json;
@@ -18,7 +19,8 @@ import java.nio.file.Path;
 /**
  * CPU time of one collector sampling pass over a simulated 8-device × 2-port node with full {@code counters/} and
  * {@code hw_counters/} (mlx5 layout), and the JSON size of the records it produces. Counters change between passes so
- * every pass computes real rates and error increments.
+ * every pass computes real rates and error increments. Only the sampling thread's CPU: what the whole process costs
+ * the node is {@code --process} ({@link CollectorProcessBenchmark}).
  */
 public final class CollectorBenchmark {
     private CollectorBenchmark() {
@@ -27,11 +29,13 @@ public final class CollectorBenchmark {
     public static void run(int devices, int ports, int warmupPasses, int passes, PrintWriter out) throws Exception {
         Path root = Files.createTempDirectory(SysfsTreeWriter.preferredTempRoot(), "rdmamon-bench-sysfs");
         try {
-            SysfsTreeWriter tree = new SysfsTreeWriter(root);
+            // as on a node: values change in place, files stay open, folders are listed once per rescan interval
+            SysfsTreeWriter tree = SysfsTreeWriter.inPlace(root);
             for (int d = 0; d < devices; d++) {
                 tree.addDevice("mlx5_" + d, DeviceKind.MLX5, ports, SysfsTreeWriter.ETHERNET);
             }
-            SysfsPortSource source = new SysfsPortSource(root, "bench-node", null, null, new SimpleMeterRegistry());
+            SysfsPortSource source = new SysfsPortSource(root, "bench-node", null, null, new SimpleMeterRegistry(), true,
+                    CollectorConfig.DEFAULT_SYSFS_RESCAN_MS);
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             long bytes = 0;
             int records = 0;

@@ -42,7 +42,14 @@ public final class Main {
     }
 
     public static CommandLine commandLine() {
-        CommandLine cmd = new CommandLine(new Main());
+        return withConfigErrors(new CommandLine(new Main()));
+    }
+
+    /**
+     * A configuration error ends the command with exit code 2 and one line, not a stack trace. Loading this class
+     * loads none of the subcommands (the collector's own entry point relies on that: its class path lacks theirs).
+     */
+    public static CommandLine withConfigErrors(CommandLine cmd) {
         cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             if (ex instanceof ConfigException || ex instanceof IllegalArgumentException) {
                 commandLine.getErr().println("rdmamon: configuration error: " + ex.getMessage());

@@ -149,7 +149,8 @@ public final class CollectorCommand implements Callable<Integer> {
         EadmConfig eadmConfig = new EadmConfig(config.originals());
         EadmSupervisor eadm = eadmConfig.enabled() ? new EadmSupervisor(eadmConfig, registry) : null;
         return new Collector(nodeName, config,
-                new SysfsPortSource(config.sysfsRoot(), nodeName, config.devicesInclude(), config.devicesExclude(), registry),
+                new SysfsPortSource(config.sysfsRoot(), nodeName, config.devicesInclude(), config.devicesExclude(), registry,
+                        config.keepSysfsFilesOpen(), config.getLong(CollectorConfig.SYSFS_RESCAN_MS_CONFIG)),
                 new HostIfaceSource(config.sysfsRoot(), nodeName, config.hostInterfaces(), registry),
                 eadm, new EadmCrossCheck(eadmConfig, registry), sink, registry, Clock.systemUTC());
     }

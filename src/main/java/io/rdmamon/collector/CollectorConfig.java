@@ -3,6 +3,7 @@ package io.rdmamon.collector;
 import io.rdmamon.collector.eadm.EadmConfig;
 import io.rdmamon.collector.podresources.PodResourcesConfig;
 import io.rdmamon.collector.publish.PublishConfig;
+import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.RegexValidator;
 import io.rdmamon.model.Topics;
@@ -42,6 +43,23 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String DEFAULT_SYSFS_ROOT = "/sys";
     private static final String SYSFS_ROOT_DOC = "Root of sysfs: devices are read from <root>/class/infiniband and host "
             + "interfaces from <root>/class/net. In a container, mount the host's whole /sys read-only.";
+
+    public static final String SYSFS_KEEP_OPEN_CONFIG = "collector.sysfs.keep.open";
+    public static final String KEEP_OPEN_AUTO = "auto";
+    public static final String KEEP_OPEN_ALWAYS = "always";
+    public static final String KEEP_OPEN_NEVER = "never";
+    private static final String SYSFS_KEEP_OPEN_DOC = "Keep attribute files open between passes and re-read them at "
+            + "offset 0, one system call per counter instead of four. auto: only when the root is a sysfs mount, which "
+            + "regenerates a value on every read from offset 0; always: on any file system, whose writer must then "
+            + "update files in place (a file replaced by rename keeps answering its old content through an open "
+            + "descriptor); never: open each file for each read.";
+
+    public static final String SYSFS_RESCAN_MS_CONFIG = "collector.sysfs.rescan.ms";
+    public static final long DEFAULT_SYSFS_RESCAN_MS = 60_000;
+    private static final String SYSFS_RESCAN_MS_DOC = "How often a device's folders are listed again and its static "
+            + "attributes (rate, link_layer, node_guid, fw_ver, board_id, hca_type) read again. A device is also "
+            + "rescanned at once when a port's state or physical state changes and when one of its files goes "
+            + "missing; devices that come or go are seen on the next pass regardless. 0: every pass.";
 
     public static final String DEVICES_INCLUDE_CONFIG = "collector.devices.include";
     public static final String DEFAULT_DEVICES_INCLUDE = ".*";
@@ -84,6 +102,11 @@ public final class CollectorConfig extends AbstractConfig {
                     Importance.HIGH, INTERVAL_MS_DOC)
             .define(SYSFS_ROOT_CONFIG, Type.STRING, DEFAULT_SYSFS_ROOT, new ConfigDef.NonEmptyString(), Importance.HIGH,
                     SYSFS_ROOT_DOC)
+            .define(SYSFS_KEEP_OPEN_CONFIG, Type.STRING, KEEP_OPEN_AUTO,
+                    ConfigDef.ValidString.in(KEEP_OPEN_AUTO, KEEP_OPEN_ALWAYS, KEEP_OPEN_NEVER), Importance.LOW,
+                    SYSFS_KEEP_OPEN_DOC)
+            .define(SYSFS_RESCAN_MS_CONFIG, Type.LONG, DEFAULT_SYSFS_RESCAN_MS, ConfigDef.Range.atLeast(0),
+                    Importance.LOW, SYSFS_RESCAN_MS_DOC)
             .define(DEVICES_INCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_INCLUDE, new RegexValidator(),
                     Importance.MEDIUM, DEVICES_INCLUDE_DOC)
             .define(DEVICES_EXCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_EXCLUDE, new RegexValidator(),
@@ -131,6 +154,15 @@ public final class CollectorConfig extends AbstractConfig {
 
     public Path sysfsRoot() {
         return Path.of(getString(SYSFS_ROOT_CONFIG));
+    }
+
+    /** Whether sysfs files stay open between passes (see {@link #SYSFS_KEEP_OPEN_CONFIG}). */
+    public boolean keepSysfsFilesOpen() {
+        return switch (getString(SYSFS_KEEP_OPEN_CONFIG)) {
+            case KEEP_OPEN_ALWAYS -> true;
+            case KEEP_OPEN_NEVER -> false;
+            default -> SysfsPortSource.isSysfs(sysfsRoot());
+        };
     }
 
     public Pattern devicesInclude() {

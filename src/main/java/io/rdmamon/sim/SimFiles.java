@@ -2,9 +2,13 @@ package io.rdmamon.sim;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -22,24 +26,43 @@ import java.util.stream.Stream;
  */
 final class SimFiles {
     private final Path scratch;
+    private final boolean inPlace;
     private final Set<Path> knownDirs = new HashSet<>();
     private long scratchFiles;
 
-    SimFiles(Path scratch) {
+    /** @param inPlace overwrite existing files in place rather than rename over them (see {@link #write}) */
+    SimFiles(Path scratch, boolean inPlace) {
         this.scratch = scratch;
+        this.inPlace = inPlace;
         createDirectories(scratch);
     }
 
+    /**
+     * Writes a file: renamed into place, or, in the in-place mode, an existing file overwritten from offset 0 and cut
+     * to length, as a reader that keeps it open sees sysfs values change (a concurrent read may see a torn value).
+     */
     void write(Path target, String content) {
         try {
             if (knownDirs.add(target.getParent())) {
                 createDirectories(target.getParent());
+            }
+            if (inPlace && Files.exists(target)) {
+                overwrite(target, content);
+                return;
             }
             Path temp = scratch.resolve("w" + scratchFiles++);
             Files.writeString(temp, content);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target, e);
+        }
+    }
+
+    private static void overwrite(Path target, String content) throws IOException {
+        byte[] bytes = content.getBytes(StandardCharsets.US_ASCII);
+        try (FileChannel channel = FileChannel.open(target, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(bytes), 0);
+            channel.truncate(bytes.length);
         }
     }
 

@@ -55,10 +55,23 @@ public final class SysfsTreeWriter {
     }
 
     public SysfsTreeWriter(Path root) {
+        this(root, false);
+    }
+
+    private SysfsTreeWriter(Path root, boolean inPlace) {
         this.root = root;
         SimFiles.createDirectories(root.resolve("class").resolve("infiniband"));
         SimFiles.createDirectories(root.resolve("class").resolve("net"));
-        this.files = new SimFiles(root.resolve(".rdmamon-sim-tmp"));
+        this.files = new SimFiles(root.resolve(".rdmamon-sim-tmp"), inPlace);
+    }
+
+    /**
+     * A tree whose values change in place, as sysfs values do, for a collector that keeps files open
+     * ({@code collector.sysfs.keep.open=always}). A concurrent reader may see a torn value: for benchmarks, not for
+     * tests that check values.
+     */
+    public static SysfsTreeWriter inPlace(Path root) {
+        return new SysfsTreeWriter(root, true);
     }
 
     /** The sysfs root to give the collector (its {@code /sys}). */

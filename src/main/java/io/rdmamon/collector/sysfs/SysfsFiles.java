@@ -36,6 +36,7 @@ public final class SysfsFiles {
     private final ReadProblems problems;
     private final Map<Path, Held> open = new HashMap<>();
     private long pass;
+    private long absentReads;
     private int start;
     private int end;
 
@@ -128,12 +129,18 @@ public final class SysfsFiles {
         pass++;
     }
 
+    /** How many reads so far found no file: a reader that caches folder listings rescans when this moves. */
+    public long absentReads() {
+        return absentReads;
+    }
+
     /** Reads the file into the buffer and trims it; false when absent or unreadable. */
     private boolean load(String device, Path file) {
         if (!holdOpen) {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 readPositional(channel);
             } catch (NoSuchFileException e) {
+                absentReads++;
                 return false;
             } catch (IOException e) {
                 problems.error(device, file, "unreadable: " + describe(e, file));
@@ -155,6 +162,7 @@ public final class SysfsFiles {
             }
             held.pass = pass;
         } catch (NoSuchFileException e) {
+            absentReads++;
             return false;
         } catch (IOException e) {
             Held failed = open.remove(file);

@@ -42,9 +42,19 @@ public final class SysfsPortSource {
     private final Map<String, PortRateTracker> trackers = new HashMap<>();
     private Set<String> previousDevices;
 
+    /** Keeps files open only when the root is a sysfs mount; scans every device on every pass. */
     public SysfsPortSource(Path sysfsRoot, String node, Pattern include, Pattern exclude, MeterRegistry registry) {
+        this(sysfsRoot, node, include, exclude, registry, isSysfs(sysfsRoot), 0);
+    }
+
+    /**
+     * @param keepOpen keep files open between passes (see {@link SysfsFiles#SysfsFiles(ReadProblems, boolean)})
+     * @param rescanMs how long a device's folder listings and static attributes are kept (see {@link SysfsRdmaReader})
+     */
+    public SysfsPortSource(Path sysfsRoot, String node, Pattern include, Pattern exclude, MeterRegistry registry,
+                           boolean keepOpen, long rescanMs) {
         this.problems = new ReadProblems(registry);
-        this.reader = new SysfsRdmaReader(sysfsRoot, new SysfsFiles(problems, isSysfs(sysfsRoot)));
+        this.reader = new SysfsRdmaReader(sysfsRoot, new SysfsFiles(problems, keepOpen), rescanMs);
         this.node = node;
         this.include = include;
         this.exclude = exclude;
@@ -67,7 +77,7 @@ public final class SysfsPortSource {
             if (!accepts(name)) {
                 continue;
             }
-            DeviceReading device = readDevice(name);
+            DeviceReading device = readDevice(name, monoNanos);
             if (device == null) {
                 continue;
             }
@@ -87,7 +97,7 @@ public final class SysfsPortSource {
                 samples.add(sample);
             }
         }
-        reader.endPass();
+        reader.endPass(devices);
         trackers.keySet().retainAll(livePorts);
         logDeviceChanges(devices);
         return new SysfsPass(samples, devices, withTraffic, readings);
@@ -97,9 +107,9 @@ public final class SysfsPortSource {
         return problems;
     }
 
-    private DeviceReading readDevice(String name) {
+    private DeviceReading readDevice(String name, long monoNanos) {
         try {
-            return reader.readDevice(name);
+            return reader.readDevice(name, monoNanos);
         } catch (RuntimeException e) {
             // a device must never take the others down with it (node_exporter's lesson)
             problems.error(name, reader.root().resolve("class/infiniband").resolve(name), "read failed: " + e);
@@ -156,7 +166,7 @@ public final class SysfsPortSource {
     }
 
     /** Whether the root is a real sysfs mount, whose files may stay open between passes (see {@link SysfsFiles}). */
-    static boolean isSysfs(Path root) {
+    public static boolean isSysfs(Path root) {
         try {
             return "sysfs".equals(Files.getFileStore(root).type());
         } catch (IOException e) {

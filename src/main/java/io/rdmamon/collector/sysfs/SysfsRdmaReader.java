@@ -5,16 +5,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Reads RDMA devices and ports from sysfs, raw and without judgement: no rates, no units, no state across passes.
  * Every device under {@code class/infiniband}, every port under it; {@code counters/}, {@code counters_ext/},
  * {@code hw_counters/} (port and device level), {@code state}, {@code phys_state}, {@code rate}, {@code link_layer};
- * device {@code node_guid}, {@code fw_ver}, {@code board_id}, {@code hca_type}. Each folder is listed once per pass
- * and a file that is not listed is not opened.
+ * device {@code node_guid}, {@code fw_ver}, {@code board_id}, {@code hca_type}.
+ *
+ * <p>A device's folders are listed, its link resolved and its static attributes (rate, link layer, identity) read at a
+ * scan, kept as a {@link DeviceLayout}; a pass then reads only the port states and the counters. A device is scanned
+ * again when the rescan interval has passed, when a port's state or physical state changed (the link may have come
+ * back at another rate), and when a file of its layout was missing (driver reload, hot-unplug). The device list itself
+ * is read every pass, so a device that comes or goes is seen at once. A rescan interval of 0 scans every pass.
  *
  * <p>What cannot be read is unknown and stops nothing else: see {@link SysfsFiles} for the policy. Not thread-safe.
  */
@@ -24,15 +31,25 @@ public final class SysfsRdmaReader {
     private final Path root;
     private final Path infiniband;
     private final SysfsFiles files;
+    private final long rescanNanos;
+    private final Map<String, DeviceLayout> layouts = new HashMap<>();
 
+    /** Scans every device on every pass. */
     public SysfsRdmaReader(Path sysfsRoot, SysfsFiles files) {
+        this(sysfsRoot, files, 0);
+    }
+
+    /** @param rescanMs how long a device's layout is used before its folders are listed again */
+    public SysfsRdmaReader(Path sysfsRoot, SysfsFiles files, long rescanMs) {
         this.root = sysfsRoot;
         this.infiniband = sysfsRoot.resolve("class").resolve("infiniband");
         this.files = files;
+        this.rescanNanos = rescanMs * 1_000_000;
     }
 
-    /** Ends a pass: files not read in it are closed (see {@link SysfsFiles#endPass()}). */
-    public void endPass() {
+    /** Ends a pass: files not read in it are closed (see {@link SysfsFiles#endPass()}), layouts of gone devices go. */
+    public void endPass(Collection<String> devices) {
+        layouts.keySet().retainAll(devices);
         files.endPass();
     }
 
@@ -46,7 +63,8 @@ public final class SysfsRdmaReader {
      * @throws SysfsUnavailableException when the root or its {@code class} folder does not exist
      */
     public List<String> devices() {
-        if (!Files.isDirectory(infiniband)) {
+        String[] names = SysfsFiles.list(infiniband);
+        if (names.length == 0 && !Files.isDirectory(infiniband)) {
             if (!Files.isDirectory(root.resolve("class"))) {
                 throw new SysfsUnavailableException("no sysfs at " + root + " (" + root.resolve("class")
                         + " does not exist): give the sysfs mount point, e.g. /sys; in a container mount the"
@@ -54,61 +72,105 @@ public final class SysfsRdmaReader {
             }
             return List.of();
         }
-        return Arrays.asList(SysfsFiles.list(infiniband));
+        return Arrays.asList(names);
     }
 
-    /** One device, or {@code null} when it is gone (it vanished since {@link #devices()}). */
+    /** One device read at {@code nowNanos} (monotonic), or {@code null} when it is gone. */
+    public DeviceReading readDevice(String device, long nowNanos) {
+        DeviceLayout layout = layouts.get(device);
+        if (layout == null || rescanNanos == 0 || nowNanos - layout.scannedNanos() >= rescanNanos) {
+            layout = scan(device, nowNanos);
+        }
+        if (layout == null) {
+            return null;
+        }
+        long absent = files.absentReads();
+        for (DeviceLayout.PortLayout port : layout.ports()) {
+            String state = files.readText(device, port.stateFile());
+            String physState = files.readText(device, port.physStateFile());
+            if (!Objects.equals(state, port.state()) || !Objects.equals(physState, port.physState())) {
+                layouts.remove(device);
+                // the link changed: its rate and layout are read again (a scan reads the new states, no loop)
+                return layout.scannedNanos() == nowNanos ? read(device, layout) : readDevice(device, nowNanos);
+            }
+        }
+        DeviceReading reading = read(device, layout);
+        if (files.absentReads() != absent) {
+            layouts.remove(device); // a file went away: list the folders again on the next pass
+        }
+        return reading;
+    }
+
+    /** Scans every device every pass (a rescan interval of 0). */
     public DeviceReading readDevice(String device) {
+        return readDevice(device, 0);
+    }
+
+    private DeviceReading read(String device, DeviceLayout layout) {
+        List<PortReading> ports = new ArrayList<>(layout.ports().size());
+        for (DeviceLayout.PortLayout port : layout.ports()) {
+            Map<String, Long> hw = readCounters(device, port.hw());
+            Long lifespan = hw.remove(LIFESPAN);
+            ports.add(new PortReading(device, port.port(), PortState.parse(port.state()),
+                    PortState.parse(port.physState()), port.linkLayer(), port.rateText(), port.rateBytesPerSec(),
+                    readCounters(device, port.counters()), readCounters(device, port.countersExt()), hw, lifespan));
+        }
+        Map<String, Long> deviceHw = readCounters(device, layout.deviceHw());
+        deviceHw.remove(LIFESPAN);
+        return new DeviceReading(device, layout.nodeGuid(), layout.fwVer(), layout.boardId(), layout.hcaType(),
+                deviceHw, ports);
+    }
+
+    /** Lists the device's folders and reads its static attributes; {@code null} when the device is gone. */
+    private DeviceLayout scan(String device, long nowNanos) {
         Path dir;
         try {
             // class/infiniband/<dev> links into /sys/devices: resolving it once spares the kernel a link walk per file
             dir = infiniband.resolve(device).toRealPath();
         } catch (IOException e) {
+            layouts.remove(device);
             return null;
         }
         if (!Files.isDirectory(dir)) {
+            layouts.remove(device);
             return null;
         }
-        List<PortReading> ports = new ArrayList<>();
+        List<DeviceLayout.PortLayout> ports = new ArrayList<>();
         for (int port : portNumbers(device, dir.resolve("ports"))) {
-            ports.add(readPort(device, port, dir.resolve("ports").resolve(Integer.toString(port))));
+            ports.add(scanPort(device, port, dir.resolve("ports").resolve(Integer.toString(port))));
         }
-        Map<String, Long> deviceHw = readCounters(device, dir.resolve(CounterFolder.HW_COUNTERS.dirName()));
-        deviceHw.remove(LIFESPAN);
-        return new DeviceReading(device,
+        DeviceLayout layout = new DeviceLayout(nowNanos, ports,
+                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.HW_COUNTERS.dirName())),
                 files.readText(device, dir.resolve("node_guid")),
                 files.readText(device, dir.resolve("fw_ver")),
                 files.readText(device, dir.resolve("board_id")),
-                files.readText(device, dir.resolve("hca_type")),
-                deviceHw, ports);
+                files.readText(device, dir.resolve("hca_type")));
+        layouts.put(device, layout);
+        return layout;
     }
 
-    private PortReading readPort(String device, int port, Path dir) {
+    private DeviceLayout.PortLayout scanPort(String device, int port, Path dir) {
         String rateText = files.readText(device, dir.resolve("rate"));
         Long rate = PortRate.bytesPerSec(rateText);
         if (rateText != null && rate == null) {
             files.problems().error(device, dir.resolve("rate"), "not a rate: '" + rateText + "'");
         }
-        Map<String, Long> hw = readCounters(device, dir.resolve(CounterFolder.HW_COUNTERS.dirName()));
-        Long lifespan = hw.remove(LIFESPAN);
-        return new PortReading(device, port,
-                PortState.parse(files.readText(device, dir.resolve("state"))),
-                PortState.parse(files.readText(device, dir.resolve("phys_state"))),
-                files.readText(device, dir.resolve("link_layer")),
-                rateText, rate,
-                readCounters(device, dir.resolve(CounterFolder.COUNTERS.dirName())),
-                readCounters(device, dir.resolve(CounterFolder.COUNTERS_EXT.dirName())),
-                hw, lifespan);
+        return new DeviceLayout.PortLayout(port, dir.resolve("state"), dir.resolve("phys_state"),
+                files.readText(device, dir.resolve("state")), files.readText(device, dir.resolve("phys_state")),
+                files.readText(device, dir.resolve("link_layer")), rateText, rate,
+                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.COUNTERS.dirName())),
+                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.COUNTERS_EXT.dirName())),
+                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.HW_COUNTERS.dirName())));
     }
 
     /** Every file of a counter folder that holds a number; an absent folder gives an empty map. */
-    private Map<String, Long> readCounters(String device, Path dir) {
-        String[] names = SysfsFiles.list(dir);
+    private Map<String, Long> readCounters(String device, DeviceLayout.CounterFiles folder) {
+        String[] names = folder.names();
         Map<String, Long> values = new HashMap<>(names.length * 2);
-        for (String name : names) {
-            Long value = files.readCounter(device, dir.resolve(name));
+        for (int i = 0; i < names.length; i++) {
+            Long value = files.readCounter(device, folder.files()[i]);
             if (value != null) {
-                values.put(name, value);
+                values.put(names[i], value);
             }
         }
         return values;

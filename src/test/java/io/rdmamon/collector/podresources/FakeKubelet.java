@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A kubelet pod-resources endpoint on a real unix socket (gRPC over netty epoll, as the kubelet serves it) answering
  * {@code List} with whatever the test set. It can fail calls, and stop and start again like a restarting kubelet.
  */
-final class FakeKubelet implements AutoCloseable {
+public final class FakeKubelet implements AutoCloseable {
     private final Path socket;
     private final AtomicInteger calls = new AtomicInteger();
     private volatile ListPodResourcesResponse answer = ListPodResourcesResponse.getDefaultInstance();
@@ -35,11 +35,11 @@ final class FakeKubelet implements AutoCloseable {
     private EventLoopGroup workers;
     private Server server;
 
-    FakeKubelet(Path socket) {
+    public FakeKubelet(Path socket) {
         this.socket = socket;
     }
 
-    FakeKubelet start() throws IOException {
+    public FakeKubelet start() throws IOException {
         Files.deleteIfExists(socket);
         boss = new EpollEventLoopGroup(1);
         workers = new EpollEventLoopGroup(1);
@@ -66,7 +66,7 @@ final class FakeKubelet implements AutoCloseable {
         return this;
     }
 
-    void answer(PodResources... pods) {
+    public void answer(PodResources... pods) {
         answer = ListPodResourcesResponse.newBuilder().addAllPodResources(List.of(pods)).build();
     }
 
@@ -93,12 +93,12 @@ final class FakeKubelet implements AutoCloseable {
     }
 
     /** Devices of one resource held by a container. */
-    static ContainerDevices held(String resource, String... ids) {
+    public static ContainerDevices held(String resource, String... ids) {
         return ContainerDevices.newBuilder().setResourceName(resource).addAllDeviceIds(List.of(ids)).build();
     }
 
     /** A pod whose containers each hold the given devices: one container per argument. */
-    static PodResources pod(String namespace, String name, ContainerDevices... perContainer) {
+    public static PodResources pod(String namespace, String name, ContainerDevices... perContainer) {
         PodResources.Builder pod = PodResources.newBuilder().setNamespace(namespace).setName(name);
         for (int i = 0; i < perContainer.length; i++) {
             pod.addContainers(ContainerResources.newBuilder().setName("c" + i).addDevices(perContainer[i]));

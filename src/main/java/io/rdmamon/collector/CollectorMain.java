@@ -1,0 +1,18 @@
+package io.rdmamon.collector;
+
+import io.rdmamon.cli.Main;
+import picocli.CommandLine;
+
+/**
+ * The collector's own entry point: {@code rdmamon collector} without the other roles, so that its image and class
+ * path hold only what the node agent runs (see {@code collector/Dockerfile}). Same options as {@code rdmamon
+ * collector}.
+ */
+public final class CollectorMain {
+    private CollectorMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(Main.withConfigErrors(new CommandLine(new CollectorCommand())).execute(args));
+    }
+}
