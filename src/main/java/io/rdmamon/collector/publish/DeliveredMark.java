@@ -15,8 +15,11 @@ import java.util.zip.CRC32C;
 /**
  * The spill log's checkpoint: every record with a lower sequence number was acknowledged by Kafka (or given up), so a
  * restart replays from here. One small file, {@code delivered}: {@code long seq, int crc32c(seq)}, overwritten in place
- * (12 bytes, one disk sector, so a power cut leaves the old or the new value) and fsynced. A damaged mark reads as 0:
- * the whole log is replayed, which duplicates records but loses none.
+ * (12 bytes, one disk sector, so a power cut leaves the old or the new value). A damaged mark reads as 0: the whole
+ * log is replayed, which duplicates records but loses none.
+ *
+ * <p>It is fsynced only on close: a mark older than the truth costs duplicates, never a loss (Kafka has the records
+ * below the true mark), so the flush clock spends its fsync on the segments alone.
  */
 final class DeliveredMark implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(DeliveredMark.class);
@@ -60,14 +63,16 @@ final class DeliveredMark implements Closeable {
         return 0;
     }
 
-    /** Durably records that everything below {@code seq} was delivered. */
-    void write(long seq) throws IOException {
+    /** Records that everything below {@code seq} was delivered; durably when {@code force}. */
+    void write(long seq, boolean force) throws IOException {
         buf.clear();
         buf.putLong(seq).putInt(checksum(seq)).flip();
         while (buf.hasRemaining()) {
             channel.write(buf, buf.position());
         }
-        channel.force(false);
+        if (force) {
+            channel.force(false);
+        }
     }
 
     private int checksum(long seq) {

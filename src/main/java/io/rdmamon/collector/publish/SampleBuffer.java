@@ -368,8 +368,8 @@ final class SampleBuffer {
     }
 
     /**
-     * The flush clock: writes what was appended, fsyncs it and the delivered mark outside the lock (an fsync can take
-     * long on a busy disk, and {@code add} must not wait for it), then deletes the segments delivered through.
+     * The flush clock: writes what was appended, fsyncs it and writes the delivered mark outside the lock (an fsync can
+     * take long on a busy disk, and {@code add} must not wait for it), then deletes the segments delivered through.
      */
     void sync() {
         if (spill == null) {
@@ -388,7 +388,7 @@ final class SampleBuffer {
         } finally {
             lock.unlock();
         }
-        syncUnlocked(unsynced, mark);
+        syncUnlocked(unsynced, mark, false);
         lock.lock();
         try {
             if (!closed) {
@@ -412,13 +412,13 @@ final class SampleBuffer {
         }
     }
 
-    private void syncUnlocked(SpillLog.Unsynced unsynced, long mark) {
+    private void syncUnlocked(SpillLog.Unsynced unsynced, long mark, boolean closing) {
         try {
             if (unsynced != null) {
                 spill.sync(unsynced);
             }
-            if (mark != writtenMark) {
-                spill.writeMark(mark);
+            if (mark != writtenMark || closing) {
+                spill.writeMark(mark, closing);
                 writtenMark = mark;
             }
         } catch (IOException e) {
@@ -461,7 +461,7 @@ final class SampleBuffer {
             if (spill != null) {
                 flushLocked();
                 SpillLog.Unsynced unsynced = spill.takeUnsynced();
-                syncUnlocked(unsynced, deliveredMark());
+                syncUnlocked(unsynced, deliveredMark(), true);
                 long left = kept + diskOnlyRecords;
                 if (left > 0) {
                     log.info("{} records not yet delivered are kept in {} for the next start", left, spill.dir());

@@ -251,9 +251,9 @@ final class SpillLog implements Closeable {
         }
     }
 
-    /** Durably records that every record below {@code seq} was delivered (flush thread). */
-    void writeMark(long seq) throws IOException {
-        mark.write(seq);
+    /** Records that every record below {@code seq} was delivered (flush thread); durably when {@code force}. */
+    void writeMark(long seq, boolean force) throws IOException {
+        mark.write(seq, force);
     }
 
     /** True when record {@code seq} is in a file (written now if it was only in the write buffer). */

@@ -58,7 +58,7 @@ class SpillLogTest {
             assertThat(spill.bytes()).isEqualTo(IntStream.range(0, 800).mapToLong(i -> record(i).sizeBytes()).sum()
                     + (long) spill.segmentCount() * SpillSegment.HEADER_BYTES);
             spill.flush();
-            spill.writeMark(300);
+            spill.writeMark(300, true);
         }
         assertThat(segmentFiles()).hasSizeGreaterThan(2);
 
@@ -70,7 +70,7 @@ class SpillLogTest {
             assertThat(read).hasSize(500);
             assertSameRecord(read.get(0), record(300));
             assertSameRecord(read.get(499), record(799));
-            spill.writeMark(800);
+            spill.writeMark(800, true);
             spill.deleteDelivered(800);
             assertThat(spill.segmentCount()).as("the newest segment stays for appends").isEqualTo(1);
         }
