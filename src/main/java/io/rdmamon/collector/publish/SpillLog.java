@@ -40,6 +40,8 @@ import java.util.zip.CRC32C;
 final class SpillLog implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(SpillLog.class);
     private static final String LOCK_FILE = ".lock";
+    /** A version 1 spill file being copied into the log (renamed first, so that its name frees up). */
+    private static final String LEGACY_SUFFIX = SpillSegment.SUFFIX + ".v1";
     private static final int WRITE_BUFFER_BYTES = 64 * 1024;
 
     private final Path dir;
@@ -102,15 +104,19 @@ final class SpillLog implements Closeable {
     private void load() throws IOException {
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
-            files = list.filter(p -> p.getFileName().toString().endsWith(SpillSegment.SUFFIX)).toList();
+            files = list.filter(p -> p.getFileName().toString().endsWith(SpillSegment.SUFFIX)
+                    || p.getFileName().toString().endsWith(LEGACY_SUFFIX)).toList();
         }
         long delivered = mark.read();
         List<SpillSegment> loaded = new ArrayList<>();
+        List<SpillSegment> legacy = new ArrayList<>();
         for (Path file : files) {
             try {
                 SpillSegment segment = SpillSegment.open(file);
                 damagedSegments += segment.damaged() ? 1 : 0;
-                if (segment.endSeq() <= delivered) {
+                if (segment.legacy()) {
+                    legacy.add(segment);
+                } else if (segment.endSeq() <= delivered) {
                     segment.delete();
                 } else {
                     loaded.add(segment);
@@ -145,8 +151,57 @@ final class SpillLog implements Closeable {
             while (first.readSeq() < startSeq && first.poll() != null) {
                 // skip the records of the first segment that were delivered
             }
+        }
+        if (!legacy.isEmpty()) {
+            migrate(legacy);
+        }
+        if (!segments.isEmpty()) {
             log.info("spill directory {}: {} records ({} bytes) from an earlier run not acknowledged by Kafka will be "
                     + "sent first", dir, records(), unreadBytes());
+        }
+    }
+
+    /**
+     * Copies the records of version 1 spill files (before the write-ahead log; all of them unsent) into the log, in
+     * their order, then deletes them. A crash half-way copies them again on the next start: duplicates, no loss.
+     */
+    private void migrate(List<SpillSegment> legacy) throws IOException {
+        List<SpillSegment> renamed = new ArrayList<>();
+        for (SpillSegment old : legacy) {
+            old.close();
+            Path from = old.path();
+            Path to = from.toString().endsWith(LEGACY_SUFFIX) ? from : from.resolveSibling(from.getFileName() + ".v1");
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+            renamed.add(SpillSegment.open(to));
+        }
+        renamed.sort(Comparator.comparingLong(SpillLog::legacyId));
+        long seq = endSeq();
+        long copied = 0;
+        for (SpillSegment old : renamed) {
+            for (PendingRecord r = old.poll(); r != null; r = old.poll()) {
+                append(r, seq++);
+                copied++;
+            }
+        }
+        flush();
+        SpillSegment tail = segments.peekLast();
+        if (tail != null) {
+            tail.force();
+        }
+        for (SpillSegment old : renamed) {
+            old.delete();
+        }
+        unsynced.clear();
+        log.info("spill directory {}: copied {} records from {} spill files of an earlier version into the log",
+                dir, copied, renamed.size());
+    }
+
+    private static long legacyId(SpillSegment segment) {
+        String name = segment.path().getFileName().toString();
+        try {
+            return Long.parseLong(name.substring(0, name.indexOf('.')));
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
         }
     }
 

@@ -29,11 +29,15 @@ final class SpillSegment implements Closeable {
     private static final int MAGIC = 0x52445350;
     private static final int VERSION = 2;
     static final int HEADER_BYTES = 16;
+    /** Version 1, the spill file before the write-ahead log: no sequence number. Read once, to be migrated. */
+    private static final int LEGACY_VERSION = 1;
+    private static final int LEGACY_HEADER_BYTES = 8;
     private static final int READ_AHEAD_BYTES = 64 * 1024;
 
     private final long firstSeq;
     private final Path path;
     private final FileChannel channel;
+    private final int headerBytes;
     private ByteBuffer readAhead;
     private long readAheadStart;
     /** End of what is in the file; appends wait in the log's write buffer until {@link #write}. */
@@ -42,22 +46,25 @@ final class SpillSegment implements Closeable {
     /** Records appended, written or not: the next record's sequence number is {@code firstSeq + records}. */
     private long records;
     private long bytes;
-    private long readPosition = HEADER_BYTES;
+    private long readPosition;
     private long readSeq;
     private boolean damaged;
 
-    private SpillSegment(long firstSeq, Path path, FileChannel channel) {
+    private SpillSegment(long firstSeq, Path path, FileChannel channel, int headerBytes) {
         this.firstSeq = firstSeq;
         this.path = path;
         this.channel = channel;
+        this.headerBytes = headerBytes;
         this.readSeq = firstSeq;
+        this.readPosition = headerBytes;
+        this.writtenPosition = headerBytes;
     }
 
     static SpillSegment create(Path dir, long firstSeq) throws IOException {
         Path path = dir.resolve(firstSeq + SUFFIX);
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
-        SpillSegment segment = new SpillSegment(firstSeq, path, channel);
+        SpillSegment segment = new SpillSegment(firstSeq, path, channel, HEADER_BYTES);
         try {
             ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(VERSION).putLong(firstSeq).flip();
             while (header.hasRemaining()) {
@@ -67,11 +74,13 @@ final class SpillSegment implements Closeable {
             segment.delete();
             throw e;
         }
-        segment.writtenPosition = HEADER_BYTES;
         return segment;
     }
 
-    /** Opens a segment left by an earlier run, counting its intact records and cutting off a damaged tail. */
+    /**
+     * Opens a segment left by an earlier run, counting its intact records and cutting off a damaged tail. A version 1
+     * file (see {@link #legacy()}) is numbered from 0.
+     */
     static SpillSegment open(Path path) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
@@ -80,10 +89,16 @@ final class SpillSegment implements Closeable {
                 // read the whole header
             }
             header.flip();
-            if (header.remaining() < HEADER_BYTES || header.getInt() != MAGIC || header.getInt() != VERSION) {
-                throw new IOException("not an rdmamon spill file of version " + VERSION + " (bad header): " + path);
+            int magic = header.remaining() >= LEGACY_HEADER_BYTES ? header.getInt() : 0;
+            int version = magic == MAGIC ? header.getInt() : 0;
+            SpillSegment segment;
+            if (version == LEGACY_VERSION) {
+                segment = new SpillSegment(0, path, channel, LEGACY_HEADER_BYTES);
+            } else if (version == VERSION && header.remaining() >= Long.BYTES) {
+                segment = new SpillSegment(header.getLong(), path, channel, HEADER_BYTES);
+            } else {
+                throw new IOException("not an rdmamon spill file (bad header): " + path);
             }
-            SpillSegment segment = new SpillSegment(header.getLong(), path, channel);
             segment.scan();
             return segment;
         } catch (IOException | RuntimeException e) {
@@ -94,7 +109,6 @@ final class SpillSegment implements Closeable {
 
     private void scan() throws IOException {
         long size = channel.size();
-        writtenPosition = HEADER_BYTES;
         while (writtenPosition < size) {
             PendingRecord record = readAt(writtenPosition);
             if (record == null) {
@@ -169,7 +183,7 @@ final class SpillSegment implements Closeable {
             }
         } catch (IOException e) {
             // what was encoded but not written is not in this segment: forget it (the caller counts it)
-            bytes = writtenPosition - HEADER_BYTES;
+            bytes = writtenPosition - headerBytes;
             records = writtenRecords;
             buf.clear();
             try {
@@ -300,7 +314,12 @@ final class SpillSegment implements Closeable {
 
     /** Bytes the records not read yet take (header excluded). */
     long unreadBytes() {
-        return HEADER_BYTES + bytes - readPosition;
+        return headerBytes + bytes - readPosition;
+    }
+
+    /** A version 1 file: its records are to be copied into the log (their numbers here start at 0). */
+    boolean legacy() {
+        return headerBytes == LEGACY_HEADER_BYTES;
     }
 
     /** True when opening cut off a damaged tail. */

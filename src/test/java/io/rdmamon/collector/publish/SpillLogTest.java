@@ -5,12 +5,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -130,6 +132,41 @@ class SpillLogTest {
         try (SpillLog spill = SpillLog.open(dir, SEGMENT_BYTES, "k")) {
             assertThat(spill.lostRecords()).isEqualTo(3);
             assertThat(spill.read(2, Long.MAX_VALUE).seq()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void shouldCopyTheRecordsOfAnEarlierVersionsSpillFilesInOrderWhenOpening() throws IOException {
+        try (SpillLog spill = SpillLog.open(dir, SEGMENT_BYTES, "k")) {
+            for (int i = 0; i < 300; i++) {
+                spill.append(record(i), i);
+            }
+        }
+        // version 1: the same records behind an 8-byte header (magic, version 1), no delivered mark
+        List<byte[]> segments = new ArrayList<>();
+        for (Path segment : segmentFiles()) {
+            segments.add(Files.readAllBytes(segment));
+            Files.delete(segment);
+        }
+        segments.sort(Comparator.comparingLong(v2 -> ByteBuffer.wrap(v2, 8, 8).getLong())); // by first sequence
+        for (int id = 0; id < segments.size(); id++) {
+            byte[] v2 = segments.get(id);
+            ByteBuffer v1 = ByteBuffer.allocate(v2.length - 8).putInt(0x52445350).putInt(1)
+                    .put(v2, SpillSegment.HEADER_BYTES, v2.length - SpillSegment.HEADER_BYTES);
+            Files.write(dir.resolve(id + SpillSegment.SUFFIX), v1.array());
+        }
+        assertThat(segments).as("records in more than one file").hasSizeGreaterThan(1);
+        Files.delete(dir.resolve(DeliveredMark.FILE));
+
+        try (SpillLog spill = SpillLog.open(dir, SEGMENT_BYTES, "k")) {
+            List<PendingRecord> read = drain(spill, 0);
+            assertThat(read).hasSize(300);
+            for (int i = 0; i < 300; i += 37) {
+                assertSameRecord(read.get(i), record(i));
+            }
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(name -> name.endsWith(".v1"));
         }
     }
 
