@@ -335,7 +335,11 @@ final class SpillLog implements Closeable {
             if (segment.endSeq() <= seq) {
                 continue;
             }
-            if (segment == segments.peekLast() && Math.max(seq, segment.readSeq()) >= segment.writtenEndSeq()) {
+            long wanted = Math.max(seq, segment.readSeq());
+            if (wanted >= limit) {
+                return null;
+            }
+            if (segment == segments.peekLast() && wanted >= segment.writtenEndSeq()) {
                 flush();
             }
             try {
