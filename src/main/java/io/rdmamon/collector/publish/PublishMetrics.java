@@ -37,8 +37,8 @@ public final class PublishMetrics {
 
     PublishMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.spilled = Counter.builder(SPILLED).description("Records written to the local spill file because the "
-                + "memory buffer was full").register(registry);
+        this.spilled = Counter.builder(SPILLED).description("Records kept on disk only (in the spill log) because "
+                + "the memory buffer was full, or left there for the next start at close").register(registry);
         this.dropped = Counter.builder(DROPPED).description("Records dropped, oldest first, because memory and spill "
                 + "file were full (or the spill file was unreadable)").register(registry);
     }
