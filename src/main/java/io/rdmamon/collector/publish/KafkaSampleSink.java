@@ -16,6 +16,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,8 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Delivery: in order per key, each record once. The producer retries a record for ever (idempotence makes the
  * retries safe); a send refused before it reached the producer (topic metadata not available) is sent again before
  * anything newer; a record refused for good (too large, not authorized...) is logged with its topic and key,
- * counted, and skipped, so one bad record never blocks the rest. Records still unacknowledged at {@link #close} are
- * written to the spill file and sent first by the next sink on the same directory.
+ * counted, and skipped, so one bad record never blocks the rest. Every record is also appended to the spill log, which
+ * a thread of its own writes and fsyncs every {@code collector.buffer.flush.interval.ms} together with the mark of
+ * what Kafka acknowledged: the next sink on the same directory, after a {@link #close} or a crash, sends first what
+ * was not acknowledged.
  */
 public final class KafkaSampleSink implements SampleSink {
     private static final Logger log = LoggerFactory.getLogger(KafkaSampleSink.class);
@@ -44,6 +48,7 @@ public final class KafkaSampleSink implements SampleSink {
     private final Producer<String, byte[]> producer;
     private final long closeTimeoutMs;
     private final Thread sender;
+    private final ScheduledExecutorService flusher;
     private final CountDownLatch closeRequested = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong lastRetryWarnMs = new AtomicLong();
@@ -64,9 +69,19 @@ public final class KafkaSampleSink implements SampleSink {
             buffer.close();
             throw e;
         }
-        metrics.bindBuffer(buffer, SampleBuffer::records, SampleBuffer::bytes);
-        log.info("publishing to Kafka: {}; buffer: memory {} bytes, spill {} ({} bytes)", config.describeProducer(),
-                config.memoryBytes(), spill == null ? "off" : spill.dir(), config.spillBytes());
+        metrics.bindBuffer(buffer, SampleBuffer::records, SampleBuffer::bytes, b -> b.isDegraded() ? 1 : 0);
+        log.info("publishing to Kafka: {}; buffer: memory {} bytes, spill log {} ({} bytes, flushed every {} ms)",
+                config.describeProducer(), config.memoryBytes(), spill == null ? "off" : spill.dir(),
+                config.spillBytes(), config.flushIntervalMs());
+        this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rdmamon-spill-flush");
+            t.setDaemon(true);
+            return t;
+        });
+        if (spill != null) {
+            flusher.scheduleWithFixedDelay(this::flush, config.flushIntervalMs(), config.flushIntervalMs(),
+                    TimeUnit.MILLISECONDS);
+        }
         this.sender = new Thread(this::sendLoop, "rdmamon-kafka-sender");
         sender.setDaemon(true);
         sender.start();
@@ -84,6 +99,15 @@ public final class KafkaSampleSink implements SampleSink {
                             + "will be dropped while Kafka is unreachable", config.spillPath(), e.getClass().getSimpleName(),
                     e.getMessage(), config.memoryBytes());
             return null;
+        }
+    }
+
+    private void flush() {
+        try {
+            buffer.sync();
+        } catch (RuntimeException e) {
+            // a bug must not stop the flush clock: records would silently stop being crash-safe
+            log.error("unexpected error flushing the spill log; going on", e);
         }
     }
 
@@ -249,6 +273,14 @@ public final class KafkaSampleSink implements SampleSink {
         }
         if (sender.isAlive()) {
             log.warn("Kafka sender thread did not stop within {} ms", THREAD_EXIT_MS);
+        }
+        flusher.shutdownNow();
+        try {
+            if (!flusher.awaitTermination(THREAD_EXIT_MS, TimeUnit.MILLISECONDS)) {
+                log.warn("spill flush thread did not stop within {} ms", THREAD_EXIT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         buffer.close();
         metrics.unbindBuffer();

@@ -21,14 +21,16 @@ public record PendingRecord(String topic, String key, long timestampMs, byte[] v
     }
 
     public int sizeBytes() {
-        return OVERHEAD_BYTES + topicBytes().length + (key == null ? 0 : keyBytes().length) + value.length;
+        return OVERHEAD_BYTES + utf8Length(topic) + (key == null ? 0 : utf8Length(key)) + value.length;
     }
 
-    byte[] topicBytes() {
-        return topic.getBytes(StandardCharsets.UTF_8);
-    }
-
-    byte[] keyBytes() {
-        return key == null ? null : key.getBytes(StandardCharsets.UTF_8);
+    /** Without encoding when ASCII (topic, node and device names): the buffer asks for sizes on every record. */
+    private static int utf8Length(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return s.getBytes(StandardCharsets.UTF_8).length;
+            }
+        }
+        return s.length();
     }
 }

@@ -30,19 +30,27 @@ public final class PublishConfig extends AbstractConfig {
     public static final String MEMORY_BYTES_CONFIG = "collector.buffer.memory.bytes";
     public static final long DEFAULT_MEMORY_BYTES = 16 * MIB;
     private static final String MEMORY_BYTES_DOC = "Memory for records not yet acknowledged by Kafka (in flight "
-            + "included). Beyond it the oldest records move to the spill file. A typical port record takes about "
+            + "included). Beyond it the oldest records are kept on disk only, in the spill log. A typical port record takes about "
             + "600 bytes here, so 16 MiB holds about 28,000 records: 30 minutes of 16 ports at a 1 s interval.";
 
     public static final String SPILL_PATH_CONFIG = "collector.buffer.spill.path";
     public static final String DEFAULT_SPILL_PATH = "/var/lib/rdmamon/spill";
-    private static final String SPILL_PATH_DOC = "Directory of the spill file (segments *.spill). Records left in it "
-            + "are sent first on the next start. One collector per directory (it is locked).";
+    private static final String SPILL_PATH_DOC = "Directory of the spill log (segments *.spill and the mark "
+            + "'delivered'). Every record is written there; those not acknowledged by Kafka are sent first on the next "
+            + "start, after a stop or a crash. One collector per directory (it is locked).";
 
     public static final String SPILL_BYTES_CONFIG = "collector.buffer.spill.bytes";
     public static final long DEFAULT_SPILL_BYTES = 256 * MIB;
-    private static final String SPILL_BYTES_DOC = "Most bytes of records kept in the spill file; beyond it the oldest "
-            + "records are dropped and counted (rdmamon.collector.dropped.records). 256 MiB holds about 450,000 port "
-            + "records: 8 hours of 16 ports at a 1 s interval. 0 disables the spill file.";
+    private static final String SPILL_BYTES_DOC = "Most bytes of the spill log on disk (one segment more at most); "
+            + "beyond it the oldest segment is deleted and its records not yet sent are dropped and counted "
+            + "(rdmamon.collector.dropped.records). 256 MiB holds about 450,000 port records: 8 hours of 16 ports at a "
+            + "1 s interval. 0 disables the spill log: memory only, a crash loses what is buffered.";
+
+    public static final String FLUSH_INTERVAL_MS_CONFIG = "collector.buffer.flush.interval.ms";
+    public static final long DEFAULT_FLUSH_INTERVAL_MS = 1_000;
+    private static final String FLUSH_INTERVAL_MS_DOC = "How often the spill log is written and fsynced, with the mark "
+            + "of what Kafka acknowledged. A crash (kill -9, OOM, power loss) loses at most the records of the last "
+            + "interval; a shorter one costs a write and an fsync more often.";
 
     public static final String IN_FLIGHT_BYTES_CONFIG = "collector.publish.inflight.bytes";
     public static final long DEFAULT_IN_FLIGHT_BYTES = 4 * MIB;
@@ -118,6 +126,8 @@ public final class PublishConfig extends AbstractConfig {
                         Importance.MEDIUM, SPILL_PATH_DOC)
                 .define(SPILL_BYTES_CONFIG, Type.LONG, DEFAULT_SPILL_BYTES, Range.atLeast(0L), Importance.MEDIUM,
                         SPILL_BYTES_DOC)
+                .define(FLUSH_INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_FLUSH_INTERVAL_MS, Range.between(10L, 60_000L),
+                        Importance.MEDIUM, FLUSH_INTERVAL_MS_DOC)
                 .define(IN_FLIGHT_BYTES_CONFIG, Type.LONG, DEFAULT_IN_FLIGHT_BYTES, Range.atLeast(1024L),
                         Importance.LOW, IN_FLIGHT_BYTES_DOC)
                 .define(CLOSE_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_CLOSE_TIMEOUT_MS, Range.atLeast(0L),
@@ -146,6 +156,10 @@ public final class PublishConfig extends AbstractConfig {
 
     public long spillBytes() {
         return getLong(SPILL_BYTES_CONFIG);
+    }
+
+    public long flushIntervalMs() {
+        return getLong(FLUSH_INTERVAL_MS_CONFIG);
     }
 
     public long inFlightBytes() {

@@ -20,6 +20,9 @@ public final class PublishMetrics {
     public static final String SPILLED = "rdmamon.collector.spilled.records";
     static final String DROPPED = "rdmamon.collector.dropped.records";
     static final String ERRORS = "rdmamon.collector.publish.errors";
+    static final String SPILL_ERRORS = "rdmamon.collector.spill.errors";
+    static final String SPILL_DAMAGED = "rdmamon.collector.spill.damaged.segments";
+    static final String SPILL_DEGRADED = "rdmamon.collector.spill.degraded";
 
     /** A record Kafka refused for good (too large, not authorized...): logged, counted, not retried. */
     static final String KIND_REJECTED = "rejected";
@@ -34,14 +37,18 @@ public final class PublishMetrics {
 
     PublishMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.spilled = Counter.builder(SPILLED).description("Records written to the local spill file because the "
-                + "memory buffer was full").register(registry);
+        this.spilled = Counter.builder(SPILLED).description("Records kept on disk only (in the spill log) because "
+                + "the memory buffer was full, or left there for the next start at close").register(registry);
         this.dropped = Counter.builder(DROPPED).description("Records dropped, oldest first, because memory and spill "
                 + "file were full (or the spill file was unreadable)").register(registry);
     }
 
-    <T> void bindBuffer(T buffer, ToDoubleFunction<T> records, ToDoubleFunction<T> bytes) {
+    <T> void bindBuffer(T buffer, ToDoubleFunction<T> records, ToDoubleFunction<T> bytes,
+                        ToDoubleFunction<T> degraded) {
         gauges = List.of(
+                Gauge.builder(SPILL_DEGRADED, buffer, degraded).strongReference(true)
+                        .description("1 while the spill directory cannot be written (disk full, read-only): memory "
+                                + "only, a crash loses what is buffered").register(registry),
                 Gauge.builder(BUFFERED_RECORDS, buffer, records).strongReference(true)
                         .description("Records not yet acknowledged by Kafka (memory, in flight and spill file)")
                         .register(registry),
@@ -70,6 +77,18 @@ public final class PublishMetrics {
 
     void spilled(long records) {
         spilled.increment(records);
+    }
+
+    /** A torn or unreadable spill segment: its damaged part was cut off or set aside. */
+    void spillDamaged(long segments) {
+        Counter.builder(SPILL_DAMAGED).description("Spill segments found torn (cut off after the last intact record) "
+                + "or unreadable (set aside as *.corrupt)").register(registry).increment(segments);
+    }
+
+    /** The spill directory could not be written or fsynced ({@code op}); the buffer went on in memory. */
+    void spillError(String op) {
+        Counter.builder(SPILL_ERRORS).description("Failed writes or fsyncs of the spill directory (the buffer then "
+                + "runs in memory only for a while)").tag("op", op.split(" ")[0]).register(registry).increment();
     }
 
     void dropped(long records) {

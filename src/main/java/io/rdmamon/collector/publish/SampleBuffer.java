@@ -15,24 +15,29 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The records between {@code publish()} and Kafka's acknowledgement, as one FIFO, oldest first:
+ * The records between {@code publish()} and Kafka's acknowledgement, as one FIFO numbered by sequence, oldest first:
  * <ol>
  *   <li>in flight: handed to the producer, not acknowledged; at most {@code inFlightMaxBytes} (the window), so the
  *   producer never holds more than we account for;</li>
  *   <li>retry: sends that failed for a passing reason, sent again before anything newer;</li>
- *   <li>the spill file: older records pushed out of memory;</li>
+ *   <li>on disk only: older records pushed out of memory, read back from the spill log;</li>
  *   <li>memory: the newest records.</li>
  * </ol>
- * In flight, retry and memory together stay within {@code memoryMaxBytes}: when a new record would pass it, the
- * oldest record in memory moves to the end of the spill file, which keeps the order. When the spill file would pass
- * {@code spillMaxBytes}, its oldest records are dropped and counted. Records in flight are never dropped: they are
- * the producer's, and it retries them until the broker takes them.
+ * Every record is also appended to the spill log (a write-ahead log) when it is added, so that a crash loses at most
+ * what the flush clock had not written yet; {@link #sync} (the flush thread) writes, fsyncs and moves the delivered
+ * mark, below which a restart does not replay. In flight, retry and memory together stay within {@code
+ * memoryMaxBytes}: beyond it the oldest record in memory is dropped from memory only (it is on disk). When the log
+ * would pass {@code spillMaxBytes}, its oldest segment is deleted and the records in it not yet sent are dropped and
+ * counted. Records in flight are never dropped: they are the producer's, and it retries them until the broker takes
+ * them. When the log cannot be written (disk full, read-only), the buffer goes on with memory alone (logged, counted
+ * by a gauge) and tries the disk again every {@link #RESUME_INTERVAL_MS}.
  *
- * <p>All state is under one lock. {@code add} (the sampling thread) does at most a file append and, when full, reads
- * the headers of the records it drops; it never waits for Kafka.
+ * <p>All state is under one lock. {@code add} (the sampling thread) copies the record into the log's write buffer and
+ * never waits for Kafka or for an fsync.
  */
 final class SampleBuffer {
     private static final Logger log = LoggerFactory.getLogger(SampleBuffer.class);
+    static final long RESUME_INTERVAL_MS = 30_000;
 
     private final long memoryMaxBytes;
     private final long spillMaxBytes;
@@ -45,15 +50,26 @@ final class SampleBuffer {
 
     private final TreeMap<Long, PendingRecord> inFlight = new TreeMap<>();
     private final TreeMap<Long, PendingRecord> retry = new TreeMap<>();
+    /** Records numbered {@code memoryFirstSeq} on, consecutively. */
     private final Deque<PendingRecord> memory = new ArrayDeque<>();
     private long inFlightBytes;
     private long retryBytes;
     private long memoryBytes;
+    /** Number of the next record added. */
     private long nextSeq;
+    private long memoryFirstSeq;
+    /** Number of the next record to hand over; below {@code memoryFirstSeq} it is read from disk. */
+    private long nextToSend;
+    private long diskOnlyRecords;
+    private long diskOnlyBytes;
+    /** The spill log cannot be written: memory alone until {@code resumeAtMs}. */
+    private boolean degraded;
+    private long resumeAtMs;
+    private long writtenMark = -1;
     private long lastProgressMs;
     private boolean closed;
 
-    /** {@code spill} may be null: no spill file, records beyond memory are dropped. */
+    /** {@code spill} may be null: no spill log, records beyond memory are dropped and a crash loses memory. */
     SampleBuffer(long memoryMaxBytes, long inFlightMaxBytes, SpillLog spill, long spillMaxBytes,
                  PublishMetrics metrics) {
         this.memoryMaxBytes = memoryMaxBytes;
@@ -62,6 +78,17 @@ final class SampleBuffer {
         this.spillMaxBytes = spill == null ? 0 : spillMaxBytes;
         this.metrics = metrics;
         this.dropped = new DroppedRecords(metrics, memoryMaxBytes, this.spillMaxBytes);
+        if (spill != null) {
+            nextSeq = spill.endSeq();
+            nextToSend = spill.startSeq();
+            diskOnlyRecords = spill.records();
+            diskOnlyBytes = spill.unreadBytes();
+            metrics.spillDamaged(spill.damagedSegments());
+            if (spill.lostRecords() > 0) {
+                dropped.add(spill.lostRecords());
+            }
+        }
+        memoryFirstSeq = nextSeq;
     }
 
     /** A record handed to the sender, with the sequence number that identifies it until it is settled. */
@@ -76,12 +103,12 @@ final class SampleBuffer {
                 dropped.add(1);
                 return false;
             }
+            long seq = nextSeq++;
+            append(record, seq);
             memory.addLast(record);
             memoryBytes += record.sizeBytes();
             while (memoryBytes + inFlightBytes + retryBytes > memoryMaxBytes && !memory.isEmpty()) {
-                PendingRecord oldest = memory.pollFirst();
-                memoryBytes -= oldest.sizeBytes();
-                spillOrDrop(oldest);
+                evictOldest();
             }
             changed.signalAll();
             return true;
@@ -90,37 +117,92 @@ final class SampleBuffer {
         }
     }
 
-    private void spillOrDrop(PendingRecord record) {
-        int size = record.sizeBytes();
-        if (spill == null || size > spillMaxBytes) {
-            dropped.add(1);
+    private void append(PendingRecord record, long seq) {
+        if (spill == null || (degraded && System.currentTimeMillis() < resumeAtMs)) {
             return;
         }
         try {
-            while (spill.bytes() + size > spillMaxBytes) {
-                if (pollSpill() == null) {
-                    break;
-                }
-                dropped.add(1);
+            spill.append(record, seq);
+            if (degraded) {
+                degraded = false;
+                log.info("spill directory {} can be written again: records from now on survive a crash", spill.dir());
             }
-            spill.append(record);
-            metrics.spilled(1);
+            while (spill.bytes() > spillMaxBytes && spill.segmentCount() > 1) {
+                dropOldestSegment();
+            }
         } catch (IOException e) {
-            log.error("cannot write to spill directory {}: {}; record dropped", spill.dir(), e.getMessage());
-            dropped.add(1);
+            degrade("append to", e);
         }
     }
 
-    private PendingRecord pollSpill() {
-        while (true) {
-            try {
-                return spill.poll();
-            } catch (SpillLog.SpillReadException e) {
-                dropped.add(e.lostRecords());
-            } catch (IOException e) {
-                log.error("cannot delete a read-through spill file in {}: {}", spill.dir(), e.getMessage());
+    private void degrade(String what, IOException e) {
+        if (!degraded) {
+            log.error("cannot {} spill directory {} ({}: {}): buffering in memory only, records beyond {} bytes will "
+                            + "be dropped while Kafka is unreachable and a crash loses what is in memory; trying the disk "
+                            + "again every {} s", what, spill.dir(), e.getClass().getSimpleName(), e.getMessage(),
+                    memoryMaxBytes, RESUME_INTERVAL_MS / 1000);
+        }
+        metrics.spillError(what);
+        degraded = true;
+        resumeAtMs = System.currentTimeMillis() + RESUME_INTERVAL_MS;
+    }
+
+    /** Memory is full: its oldest record stays only on disk, or is dropped when it is not there. */
+    private void evictOldest() {
+        PendingRecord oldest = memory.pollFirst();
+        long seq = memoryFirstSeq++;
+        memoryBytes -= oldest.sizeBytes();
+        if (onDisk(seq)) {
+            diskOnlyRecords++;
+            diskOnlyBytes += oldest.sizeBytes();
+            metrics.spilled(1);
+        } else {
+            dropped.add(1);
+            if (diskOnlyRecords == 0) {
+                nextToSend = memoryFirstSeq;
             }
         }
+    }
+
+    private boolean onDisk(long seq) {
+        if (spill == null) {
+            return false;
+        }
+        try {
+            return spill.holds(seq);
+        } catch (IOException e) {
+            degrade("write to", e);
+            return false;
+        }
+    }
+
+    /**
+     * The log passed its bound: its oldest segment goes, and with it the records not yet sent (from disk and from
+     * memory). Records in flight or to retry stay in memory: they are still delivered, only no longer crash-safe.
+     */
+    private void dropOldestSegment() throws IOException {
+        SpillSegment oldest = spill.dropOldest();
+        long end = oldest.endSeq();
+        if (nextToSend >= end) {
+            return;
+        }
+        long fromDisk = Math.min(end, memoryFirstSeq) - Math.max(nextToSend, oldest.firstSeq());
+        long lost = Math.max(0, fromDisk);
+        if (lost > 0) {
+            // the sizes of records never read back are not known: take the average of what is on disk
+            diskOnlyBytes -= diskOnlyRecords == 0 ? 0 : diskOnlyBytes * lost / diskOnlyRecords;
+            diskOnlyRecords = Math.max(0, diskOnlyRecords - lost);
+        }
+        while (memoryFirstSeq < end && !memory.isEmpty()) {
+            memoryBytes -= memory.pollFirst().sizeBytes();
+            memoryFirstSeq++;
+            lost++;
+        }
+        nextToSend = Math.max(nextToSend, Math.min(end, memoryFirstSeq));
+        if (diskOnlyRecords == 0) {
+            diskOnlyBytes = 0;
+        }
+        dropped.add(lost);
     }
 
     /**
@@ -164,15 +246,42 @@ final class SampleBuffer {
             retryBytes -= again.getValue().sizeBytes();
             return new Claim(again.getKey(), again.getValue());
         }
-        PendingRecord record = spill == null ? null : pollSpill();
+        if (nextToSend < memoryFirstSeq) {
+            SpillLog.Read read = readDisk();
+            if (read != null) {
+                nextToSend = read.seq() + 1;
+                diskOnlyRecords = Math.max(0, diskOnlyRecords - 1);
+                diskOnlyBytes = Math.max(0, diskOnlyBytes - read.record().sizeBytes());
+                return new Claim(read.seq(), read.record());
+            }
+            // the rest before memory is not on disk: dropped (and counted) when it left memory, or cut off
+            nextToSend = memoryFirstSeq;
+            diskOnlyRecords = 0;
+            diskOnlyBytes = 0;
+        }
+        PendingRecord record = memory.pollFirst();
         if (record == null) {
-            record = memory.pollFirst();
-            if (record == null) {
+            return null;
+        }
+        memoryBytes -= record.sizeBytes();
+        long seq = memoryFirstSeq++;
+        nextToSend = memoryFirstSeq;
+        return new Claim(seq, record);
+    }
+
+    private SpillLog.Read readDisk() {
+        while (true) {
+            try {
+                return spill == null ? null : spill.read(nextToSend, memoryFirstSeq);
+            } catch (SpillLog.SpillReadException e) {
+                metrics.spillDamaged(1);
+                dropped.add(e.lostRecords());
+            } catch (IOException e) {
+                log.error("cannot read the spill directory {}: {}; records not yet sent from it are skipped",
+                        spill.dir(), e.getMessage());
                 return null;
             }
-            memoryBytes -= record.sizeBytes();
         }
-        return new Claim(nextSeq++, record);
     }
 
     /** Kafka took the record, or refused it for good: it leaves the buffer. Null if it was not in flight. */
@@ -231,42 +340,137 @@ final class SampleBuffer {
     boolean isSettled() {
         lock.lock();
         try {
-            return inFlight.isEmpty() && retry.isEmpty() && memory.isEmpty() && (spill == null || spill.isEmpty());
+            return inFlight.isEmpty() && retry.isEmpty() && memory.isEmpty() && nextToSend >= memoryFirstSeq;
         } finally {
             lock.unlock();
         }
     }
 
+    boolean isDegraded() {
+        lock.lock();
+        try {
+            return degraded;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Everything below was delivered (or given up): the oldest record in flight, to retry, or not yet sent. */
+    private long deliveredMark() {
+        long mark = nextToSend;
+        if (!inFlight.isEmpty()) {
+            mark = Math.min(mark, inFlight.firstKey());
+        }
+        if (!retry.isEmpty()) {
+            mark = Math.min(mark, retry.firstKey());
+        }
+        return mark;
+    }
+
     /**
-     * Stops taking records, and writes what is left to the spill file in order: records in flight or to retry in
-     * front of what was spilled, memory after it. Call once the producer is closed (nothing is in flight any more
-     * from Kafka's side). Without a spill file what is left is dropped and counted.
+     * The flush clock: writes what was appended, fsyncs it and writes the delivered mark outside the lock (an fsync can
+     * take long on a busy disk, and {@code add} must not wait for it), then deletes the segments delivered through.
+     */
+    void sync() {
+        if (spill == null) {
+            return;
+        }
+        SpillLog.Unsynced unsynced;
+        long mark;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            flushLocked();
+            unsynced = spill.takeUnsynced();
+            mark = deliveredMark();
+        } finally {
+            lock.unlock();
+        }
+        syncUnlocked(unsynced, mark, false);
+        lock.lock();
+        try {
+            if (!closed) {
+                spill.deleteDelivered(writtenMark);
+            }
+        } catch (IOException e) {
+            log.warn("cannot delete a delivered spill segment in {}: {}", spill.dir(), e.getMessage());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void flushLocked() {
+        if (degraded) {
+            return;
+        }
+        try {
+            spill.flush();
+        } catch (IOException e) {
+            degrade("write to", e);
+        }
+    }
+
+    private void syncUnlocked(SpillLog.Unsynced unsynced, long mark, boolean closing) {
+        try {
+            if (unsynced != null) {
+                spill.sync(unsynced);
+            }
+            if (mark != writtenMark || closing) {
+                spill.writeMark(mark, closing);
+                writtenMark = mark;
+            }
+        } catch (IOException e) {
+            lock.lock();
+            try {
+                degrade("fsync", e);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Stops taking records and makes what is left durable: every record not acknowledged is in the spill log (it was
+     * appended when added), and the delivered mark says where the next start replays from. Call once the producer is
+     * closed. Without a spill log (or memory alone after a disk failure) what is not on disk is dropped and counted.
      */
     void close() {
         lock.lock();
         try {
             closed = true;
-            List<PendingRecord> oldest = new ArrayList<>();
-            TreeMap<Long, PendingRecord> unsettled = new TreeMap<>(inFlight);
-            unsettled.putAll(retry);
-            oldest.addAll(unsettled.values());
-            inFlight.clear();
-            retry.clear();
-            inFlightBytes = 0;
-            retryBytes = 0;
-            persist(oldest);
-            while (!memory.isEmpty()) {
-                PendingRecord record = memory.pollFirst();
-                memoryBytes -= record.sizeBytes();
-                spillOrDrop(record);
+            long kept = 0;
+            long lost = 0;
+            List<Long> unsent = new ArrayList<>(inFlight.keySet());
+            unsent.addAll(retry.keySet());
+            for (long seq = memoryFirstSeq; seq < nextSeq; seq++) {
+                unsent.add(seq);
             }
+            for (long seq : unsent) {
+                if (onDisk(seq)) {
+                    kept++;
+                } else {
+                    lost++;
+                }
+            }
+            if (lost > 0) {
+                dropped.add(lost);
+            }
+            metrics.spilled(kept);
             if (spill != null) {
-                if (!spill.isEmpty()) {
-                    log.info("{} records ({} bytes) not yet delivered are kept in {} for the next start",
-                            spill.records(), spill.bytes(), spill.dir());
+                flushLocked();
+                SpillLog.Unsynced unsynced = spill.takeUnsynced();
+                syncUnlocked(unsynced, deliveredMark(), true);
+                long left = kept + diskOnlyRecords;
+                if (left > 0) {
+                    log.info("{} records not yet delivered are kept in {} for the next start", left, spill.dir());
                 }
                 spill.close();
             }
+            inFlight.clear();
+            retry.clear();
+            memory.clear();
             dropped.report(true);
         } catch (IOException e) {
             log.error("cannot close the spill directory {}: {}", spill.dir(), e.getMessage());
@@ -275,28 +479,10 @@ final class SampleBuffer {
         }
     }
 
-    private void persist(List<PendingRecord> oldest) {
-        if (oldest.isEmpty()) {
-            return;
-        }
-        if (spill == null) {
-            dropped.add(oldest.size());
-            return;
-        }
-        try {
-            spill.prepend(oldest);
-            metrics.spilled(oldest.size());
-        } catch (IOException e) {
-            log.error("cannot write {} unacknowledged records to spill directory {}: {}", oldest.size(), spill.dir(),
-                    e.getMessage());
-            dropped.add(oldest.size());
-        }
-    }
-
     long records() {
         lock.lock();
         try {
-            return inFlight.size() + retry.size() + memory.size() + (spill == null ? 0 : spill.records());
+            return inFlight.size() + retry.size() + memory.size() + diskOnlyRecords;
         } finally {
             lock.unlock();
         }
@@ -305,7 +491,7 @@ final class SampleBuffer {
     long bytes() {
         lock.lock();
         try {
-            return inFlightBytes + retryBytes + memoryBytes + (spill == null ? 0 : spill.bytes());
+            return inFlightBytes + retryBytes + memoryBytes + diskOnlyBytes;
         } finally {
             lock.unlock();
         }

@@ -3,8 +3,6 @@ package io.rdmamon.collector.publish;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.testing.SharedKafka;
 import io.rdmamon.testing.TopicContent;
-import kafka.server.BrokerServer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,6 +16,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.IntStream;
 
+import static io.rdmamon.collector.publish.CrashingCollector.passOf;
 import static io.rdmamon.collector.publish.KafkaSampleSinkTest.settings;
 import static io.rdmamon.collector.publish.KafkaSampleSinkTest.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,7 +38,7 @@ class KafkaSampleSinkOutageTest {
 
     private static final String PAD = "x".repeat(400);
 
-    private static KafkaClusterTestKit cluster;
+    private static RestartableCluster cluster;
 
     @TempDir
     Path spillDir;
@@ -49,8 +48,7 @@ class KafkaSampleSinkOutageTest {
 
     @BeforeAll
     static void startCluster() {
-        // a restarted broker is fenced until the controller gives up its old session: keep that short
-        cluster = SharedKafka.start(Map.of("broker.session.timeout.ms", "2000", "broker.heartbeat.interval.ms", "500"));
+        cluster = RestartableCluster.start();
     }
 
     @AfterAll
@@ -68,11 +66,11 @@ class KafkaSampleSinkOutageTest {
         int passes;
         try (KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(settings), registry)) {
             int pass = collect(sink, topic, 0, 10);
-            stopBroker();
+            cluster.stopBroker();
             pass = collect(sink, topic, pass, 40);
             assertThat(registry.get(PublishMetrics.SPILLED).counter().count())
                     .as("a 64 KiB memory bound is passed during the outage").isPositive();
-            startBroker();
+            cluster.startBroker();
             passes = collect(sink, topic, pass, 10);
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> registry.get(PublishMetrics.BUFFERED_RECORDS).gauge().value() == 0);
@@ -94,13 +92,13 @@ class KafkaSampleSinkOutageTest {
         int pass;
         try (KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(settings), registry)) {
             pass = collect(sink, topic, 0, 5);
-            stopBroker();
+            cluster.stopBroker();
             // in flight in the producer, in memory and in the spill file when the collector stops
             pass = collect(sink, topic, pass, 25);
         }
         assertThat(registry.find(PublishMetrics.BUFFERED_RECORDS).gauge()).as("gauges go with the sink").isNull();
 
-        startBroker();
+        cluster.startBroker();
         SimpleMeterRegistry afterRestart = new SimpleMeterRegistry();
         int passes;
         try (KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(settings), afterRestart)) {
@@ -124,14 +122,14 @@ class KafkaSampleSinkOutageTest {
         // the sink starts while the broker is down: no metadata, so sends fail inside send() and are retried
         settings.put("kafka.max.block.ms", "5000");
         int passes = 100;
-        stopBroker();
+        cluster.stopBroker();
         try (KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(settings), registry)) {
             for (int pass = 0; pass < passes; pass++) {
                 publishPass(sink, topic, pass);
             }
             assertThat(registry.get(PublishMetrics.DROPPED).counter().count())
                     .as("800 records of ~500 bytes do not fit in 64 KiB of memory + 64 KiB of spill").isPositive();
-            startBroker();
+            cluster.startBroker();
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> registry.get(PublishMetrics.BUFFERED_RECORDS).gauge().value() == 0);
         }
@@ -140,7 +138,7 @@ class KafkaSampleSinkOutageTest {
                 topic));
         TreeSet<Integer> received = new TreeSet<>();
         byKey.forEach((key, values) -> {
-            List<Integer> passesOfKey = values.stream().map(KafkaSampleSinkOutageTest::passOf).toList();
+            List<Integer> passesOfKey = values.stream().map(CrashingCollector::passOf).toList();
             assertThat(passesOfKey).as("key %s in order, once", key).isSorted().doesNotHaveDuplicates();
             int k = Integer.parseInt(key.substring(key.indexOf('_') + 1, key.lastIndexOf('/')));
             passesOfKey.forEach(pass -> received.add(pass * KEYS + k));
@@ -188,7 +186,7 @@ class KafkaSampleSinkOutageTest {
                 topic));
         assertThat(byKey).hasSize(KEYS);
         for (int k = 0; k < KEYS; k++) {
-            assertThat(byKey.get(key(k)).stream().map(KafkaSampleSinkOutageTest::passOf).toList())
+            assertThat(byKey.get(key(k)).stream().map(CrashingCollector::passOf).toList())
                     .as("key %s: every pass once, in order", key(k)).containsExactlyElementsOf(expectedPasses);
         }
     }
@@ -197,23 +195,4 @@ class KafkaSampleSinkOutageTest {
         return "n1/mlx5_" + k + "/1";
     }
 
-    private static int passOf(String json) {
-        int at = json.indexOf("\"pass\":") + 7;
-        return Integer.parseInt(json.substring(at, json.indexOf(',', at)));
-    }
-
-    private static BrokerServer broker() {
-        return cluster.brokers().values().iterator().next();
-    }
-
-    private static void stopBroker() {
-        broker().shutdown();
-        broker().awaitShutdown();
-    }
-
-    /** Same port (the test kit rebinds it), same log directory: the broker the producer knew comes back. */
-    private static void startBroker() throws Exception {
-        broker().startup();
-        cluster.waitForReadyBrokers();
-    }
 }
