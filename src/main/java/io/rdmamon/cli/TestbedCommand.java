@@ -1,10 +1,13 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.replay.InputKind;
 import io.rdmamon.replay.RecordingPublisher;
 import io.rdmamon.replay.ReplayTopics;
 import io.rdmamon.replay.Replayer;
 import io.rdmamon.support.EmbeddedKafkaBroker;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,7 +39,8 @@ import java.util.concurrent.CountDownLatch;
  */
 @Command(name = "testbed", hidden = true, mixinStandardHelpOptions = true,
         description = "Script helpers: a broker, publishing recordings, reading a topic.",
-        subcommands = {TestbedCommand.Broker.class, TestbedCommand.Publish.class, TestbedCommand.Consume.class})
+        subcommands = {TestbedCommand.Broker.class, TestbedCommand.Publish.class, TestbedCommand.Consume.class,
+                TestbedCommand.AwaitTopic.class})
 public final class TestbedCommand {
 
     @Command(name = "broker", mixinStandardHelpOptions = true,
@@ -103,8 +107,10 @@ public final class TestbedCommand {
                 inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, scenario.resolve("host-samples.jsonl")));
             }
             long shift = endAtNow ? System.currentTimeMillis() - lastTimestamp(inputs) : 0;
+            // samples partitioned by node, as the collectors do (job records by uid: the same formula on the key)
             Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 20);
+                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 20,
+                    ProducerConfig.PARTITIONER_CLASS_CONFIG, NodePartitioner.class.getName());
             RecordingPublisher.Summary summary;
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
                     new StringSerializer())) {
@@ -182,6 +188,36 @@ public final class TestbedCommand {
             spec.commandLine().getErr().printf("read %d record(s) from %s (wanted %d)%n", read, topic, min);
             spec.commandLine().getErr().flush();
             return read >= min ? 0 : 1;
+        }
+    }
+
+    @Command(name = "await-topic", mixinStandardHelpOptions = true,
+            description = "Wait until a topic exists (exit 0) or --timeout passed (exit 1).")
+    static final class AwaitTopic implements Callable<Integer> {
+        @Option(names = "--bootstrap-servers", required = true)
+        String bootstrap;
+
+        @Option(names = "--topic", required = true)
+        String topic;
+
+        @Option(names = "--timeout", defaultValue = "PT120S", description = "ISO-8601 duration (default "
+                + "${DEFAULT-VALUE}).")
+        Duration timeout;
+
+        @Override
+        public Integer call() throws Exception {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    bootstrap))) {
+                while (System.nanoTime() < deadline) {
+                    if (admin.listTopics().names().get().contains(topic)) {
+                        return 0;
+                    }
+                    Thread.sleep(500);
+                }
+            }
+            System.err.println("no topic " + topic + " after " + timeout);
+            return 1;
         }
     }
 }
