@@ -34,6 +34,7 @@ import picocli.CommandLine.Command;
                 CapacityCommand.class,
                 ReplayCommand.class,
                 EvaluateCommand.class,
+                TestbedCommand.class,
         })
 public final class Main {
 

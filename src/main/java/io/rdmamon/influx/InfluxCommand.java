@@ -1,10 +1,8 @@
 package io.rdmamon.influx;
 
-import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.config.Durations;
-import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
+import io.rdmamon.sink.SinkConfig;
 import org.influxdb.InfluxDB;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,9 +45,9 @@ public final class InfluxCommand implements Runnable {
 
         @Override
         public Integer call() {
-            ConfigDef def = InfluxSettings.define(new ConfigDef());
-            InfluxSettings settings = InfluxSettings.from(new AbstractConfig(def,
-                    ConfigLoader.load(def, options.file, System.getenv(), options.overrides), false));
+            // the sink's own file (and environment): compose, the chart and the manifests run
+            // 'influx init --config sink.properties', which also holds the sink's other keys and kafka.*
+            InfluxSettings settings = SinkConfig.load(options.file, System.getenv(), options.overrides).influx();
             PrintWriter out = spec.commandLine().getOut();
             if (print) {
                 new InfluxSetup(null, settings).statements().forEach(s -> out.println(s + ";"));

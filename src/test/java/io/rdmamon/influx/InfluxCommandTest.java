@@ -43,6 +43,28 @@ class InfluxCommandTest {
     }
 
     @Test
+    void shouldAcceptTheSinksConfigurationFileAsComposeAndTheManifestsPassIt() throws Exception {
+        // compose and the manifests run 'influx init --config sink.properties': the sink's file, with its other keys
+        java.nio.file.Path site = java.nio.file.Files.createTempFile("sink-", ".properties");
+        java.nio.file.Files.writeString(site, "kafka.bootstrap.servers=kafka:9092\ninflux.database=site_db\n"
+                + "sink.topics.alerts=rdma.alerts\nmetrics.port=9466\n");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = Main.commandLine();
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(err));
+
+        int image = cmd.execute("influx", "init", "--print", "--config", "streams/sink.properties");
+        int configMap = cmd.execute("influx", "init", "--print", "--config", site.toString());
+
+        java.nio.file.Files.delete(site);
+        assertThat(err.toString()).isEmpty();
+        assertThat(image).isZero();
+        assertThat(configMap).isZero();
+        assertThat(out.toString()).contains("CREATE DATABASE \"rdmamon\";", "CREATE DATABASE \"site_db\";");
+    }
+
+    @Test
     void shouldExitWithCode2AndNameTheKeyWhenASettingIsInvalid() {
         StringWriter err = new StringWriter();
         CommandLine cmd = Main.commandLine();
