@@ -95,24 +95,10 @@ final class ChildJvm implements AutoCloseable {
      * first: where a process's CPU goes (JIT, GC, client threads, the work itself). Linux keeps 15 characters of a name.
      */
     Map<String, Double> cpuSecondsByThread() throws IOException {
-        Map<String, Double> byName = new java.util.HashMap<>();
-        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid()), "task"))) {
-            for (Path task : tasks.toList()) {
-                String stat;
-                try {
-                    stat = Files.readString(task.resolve("stat"));
-                } catch (IOException gone) {
-                    continue; // the thread ended meanwhile
-                }
-                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+", "#");
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                byName.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS_PER_SEC,
-                        Double::sum);
-            }
-        }
         Map<String, Double> sorted = new java.util.LinkedHashMap<>();
-        byName.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-                .forEach(e -> sorted.put(e.getKey(), e.getValue()));
+        ThreadTicks.of(pid()).byName().entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(e -> sorted.put(e.getKey(), e.getValue() / CLOCK_TICKS_PER_SEC));
         return sorted;
     }
 

@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
@@ -85,7 +86,7 @@ class StreamsAppKillTest {
         // (a sample processed before that would find no job), then every sample as one backlog
         StreamsAppTest.produce(producer, topics, events.stream().filter(e -> e.job() != null).toList());
         await().atMost(Duration.ofSeconds(90)).until(() -> SharedKafka.committed(SharedKafka.bootstrapServers(),
-                appId, appId + "-" + io.rdmamon.jobs.JobAssignments.REPARTITION + "-repartition") > 0);
+                appId, appId + "-" + JobAssignments.REPARTITION + "-repartition") > 0);
         StreamsAppTest.produce(producer, topics, events.stream().filter(e -> e.job() == null).toList());
         long total = events.stream().filter(e -> e.job() == null).count();
 
