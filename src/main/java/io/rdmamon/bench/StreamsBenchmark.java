@@ -66,6 +66,14 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "A setting of the stream app (repeatable), "
+            + "e.g. streams.threads=2.")
+    List<String> appSettings = new ArrayList<>();
+
+    @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
+            + "its path.")
+    boolean keep;
+
     @Spec
     CommandSpec spec;
 
@@ -103,7 +111,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 String appId = "bench-" + run;
                 Reading app = measureApp(admin, bootstrap, topics, appId, samples, work);
                 long writes = writes(admin, topics, appId);
-                out.printf("stream app (exactly-once, 1 thread): %s%n", app.describe(samples));
+                out.printf("stream app (exactly-once%s): %s%n",
+                        appSettings.isEmpty() ? ", defaults" : ", " + String.join(", ", appSettings),
+                        app.describe(samples));
                 out.printf("  its threads: %s%n", app.topThreads(6));
                 out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
                         (double) writes / samples, writesByTopic(admin, topics, appId));
@@ -119,7 +129,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 out.flush();
             }
         } finally {
-            FileTrees.deleteQuietly(work);
+            if (keep) {
+                out.printf("work folder kept: %s%n", work);
+            } else {
+                FileTrees.deleteQuietly(work);
+            }
         }
         return 0;
     }
@@ -195,6 +209,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
                 "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
         args.addAll(topics.streamsSettings());
+        appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
         try (ChildJvm app = ChildJvm.start(heap, work.resolve("streams.log"), args)) {
             long t0 = System.nanoTime();

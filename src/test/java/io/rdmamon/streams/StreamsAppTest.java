@@ -22,7 +22,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -59,11 +60,14 @@ class StreamsAppTest {
         }
     }
 
-    @Test
-    void shouldPublishBandwidthAndAlertsOnceEachAcrossARestart() throws Exception {
+    /** Both kinds of store below the objects: the second start restores from the changelogs or from local RocksDB. */
+    @ParameterizedTest
+    @ValueSource(strings = {"in_memory", "rocksdb"})
+    void shouldPublishBandwidthAndAlertsOnceEachAcrossARestart(String storeType) throws Exception {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> settings = settings(suffix, "rdmamon-it-" + suffix);
         settings.put(StreamsAppConfig.COMMIT_INTERVAL_CONFIG, 100);
+        settings.put(StreamsAppConfig.STATE_STORE_TYPE_CONFIG, storeType);
         StreamsAppConfig.TopicNames topics = new StreamsAppConfig(settings).topics();
 
         TrainingTraffic sim = new TrainingTraffic();
