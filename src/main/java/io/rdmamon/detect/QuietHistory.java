@@ -31,6 +31,22 @@ final class QuietHistory {
         }
     }
 
+    /**
+     * The last gap learned was in fact only {@code length} long (traffic inside it was reported late); no gap at all
+     * when that is no longer than {@code quietGap}.
+     */
+    void shortenLastGap(long length, long quietGap) {
+        int last = gaps.size() - 1;
+        if (last < 0 || length >= gaps.get(last)) {
+            return;
+        }
+        if (length > quietGap) {
+            gaps.set(last, length);
+        } else {
+            gaps.remove(last);
+        }
+    }
+
     void addPause(long start, long length) {
         pauses.add(new Pause(start, length));
         if (pauses.size() > MAX_PAUSES) {

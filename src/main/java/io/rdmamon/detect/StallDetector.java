@@ -172,13 +172,17 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             s.firstTrafficAt = ts;
         }
         if (s.lastActiveAt != null && ts <= s.lastActiveAt) {
-            // late news of traffic we already knew about (a slower upstream partition): changes nothing
+            // late news (a node's pass that arrived after others' next pass): it changes nothing now, but traffic
+            // inside the gap just learned means that gap was shorter, whichever node's sample came first
+            if (s.lastGapStart != null && ts > s.lastGapStart) {
+                s.history.shortenLastGap(ts - s.lastGapStart, quietGap(s));
+            }
             return;
         }
         if (s.lastActiveAt != null) {
             long gap = ts - s.lastActiveAt;
             if (gap > quietGap(s)) {
-                learnQuiet(s, s.lastActiveAt, gap);
+                s.lastGapStart = learnQuiet(s, s.lastActiveAt, gap) ? s.lastActiveAt : null;
             }
             s.activeMs += Math.min(gap, s.intervalMs);
         }
@@ -199,15 +203,18 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
     /**
      * A quiet period ended. While the job warms up every gap is its pattern (once it has shown some traffic: the setup
      * after NCCL init would teach the wrong threshold); later, a gap that outlasted the threshold, or one with
-     * storage traffic, is a pause (checkpoint, evaluation) and the rest are ordinary gaps.
+     * storage traffic, is a pause (checkpoint, evaluation) and the rest are ordinary gaps. True when it was learned
+     * as a gap.
      */
-    private void learnQuiet(StallState s, long start, long length) {
+    private boolean learnQuiet(StallState s, long start, long length) {
         boolean hinted = s.hostHintAt != null && s.hostHintAt >= start;
         if (hinted || s.phase != Phase.STARTING && length >= threshold(s)) {
             s.history.addPause(start, length);
         } else if (s.activeMs >= cfg.stallWarmupActiveMs() / 2) {
             s.history.addGap(length);
+            return true;
         }
+        return false;
     }
 
     private void evaluate(StallState s, List<Observation> observations) {
