@@ -70,6 +70,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "e.g. streams.threads=2.")
     List<String> appSettings = new ArrayList<>();
 
+    @Option(names = "--app-jvm-option", paramLabel = "OPTION", description = "A JVM option of the stream app's JVM "
+            + "only (repeatable), e.g. -XX:TieredStopAtLevel=1.")
+    List<String> appJvmOptions = new ArrayList<>();
+
     @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
             + "its path.")
     boolean keep;
@@ -111,9 +115,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 String appId = "bench-" + run;
                 Reading app = measureApp(admin, bootstrap, topics, appId, samples, work);
                 long writes = writes(admin, topics, appId);
-                out.printf("stream app (exactly-once%s): %s%n",
-                        appSettings.isEmpty() ? ", defaults" : ", " + String.join(", ", appSettings),
-                        app.describe(samples));
+                List<String> variant = new ArrayList<>(appSettings);
+                variant.addAll(appJvmOptions);
+                out.printf("stream app (exactly-once, %s): %s%n",
+                        variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples));
                 out.printf("  its threads: %s%n", app.topThreads(6));
                 out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
                         (double) writes / samples, writesByTopic(admin, topics, appId));
@@ -211,7 +216,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
         args.addAll(topics.streamsSettings());
         appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
-        try (ChildJvm app = ChildJvm.start(heap, work.resolve("streams.log"), args)) {
+        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap));
+        jvmOptions.addAll(appJvmOptions);
+        try (ChildJvm app = ChildJvm.start(jvmOptions, System.getProperty("java.class.path"), "io.rdmamon.cli.Main",
+                work.resolve("streams.log"), args, Map.of())) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
             Half half = null;
