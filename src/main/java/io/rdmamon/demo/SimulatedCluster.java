@@ -58,7 +58,7 @@ public final class SimulatedCluster {
 
         long trainFrom = startMs + 20_000;
         TrainingJobSpec llm = new TrainingJobSpec(4, 2, trainFrom, null,
-                TrafficProfile.of(800, 500, 200 * GBPS, 0.6), null, List.of(), List.of());
+                TrafficProfile.of(800, 500, 200 * GBPS, 0.6), null, null, List.of(), List.of());
         if (degradeAfterMs != null) {
             llm = llm.withFault(new Fault.DegradedLink(1, 0, 0.6, 0.8, 400, 40, startMs + degradeAfterMs, null));
         }
