@@ -173,8 +173,8 @@ public final class DetectorConfig {
     public static final String FALLBACK_WINDOWS_CONFIG = "streams.tcp.fallback.windows";
     public static final int DEFAULT_FALLBACK_WINDOWS = 3;
     private static final String FALLBACK_WINDOWS_DOC = "...and fires after this many consecutive windows that look "
-            + "like training over TCP (3 x 20 s: flagged about 65 s after the traffic moved to the host network, about "
-            + "2 min after the job started when NCCL falls back from its start).";
+            + "like training over TCP (3 x 20 s: flagged 65-90 s after the traffic moved to the host network; a job "
+            + "on TCP from its start, with 45 s of NCCL init, about 105 s after it went Running).";
     public static final String FALLBACK_RDMA_SHARE_CONFIG = "streams.tcp.fallback.rdma.share.max";
     public static final double DEFAULT_FALLBACK_RDMA_SHARE = 0.05;
     private static final String FALLBACK_RDMA_SHARE_DOC = "RDMA is near idle in a window when its bytes are at most "
