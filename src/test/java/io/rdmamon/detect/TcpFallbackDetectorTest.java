@@ -1,6 +1,7 @@
 package io.rdmamon.detect;
 
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.testing.TopologyHarness;
 import io.rdmamon.testing.TrainingTraffic;
@@ -44,12 +45,16 @@ class TcpFallbackDetectorTest {
     }
 
     private List<Alert> run(long until) {
+        return runTopology(until).alerts;
+    }
+
+    private TopologyHarness runTopology(long until) {
         List<TrainingTraffic.Event> events = new ArrayList<>(sim.run(T0, until));
         events.addAll(extra);
         events.sort(Comparator.comparingLong(TrainingTraffic.Event::ts).thenComparing(e -> e.job() == null));
         try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
             h.feed(events);
-            return h.alerts;
+            return h;
         }
     }
 
@@ -94,6 +99,28 @@ class TcpFallbackDetectorTest {
         assertThat(fallback.get(0).startsAt()).isBetween(switchAt, switchAt + 20_000);
         assertThat(fallback.get(1).id()).isEqualTo(fallback.get(0).id());
         assertThat(fallback.get(1).endsAt()).isBetween(backAt - 20_000, backAt + 20_000);
+    }
+
+    @Test
+    void shouldShowTheJobsHostBytesAndRdmaShareInItsBandwidthRecords() {
+        long switchAt = T0 + 3 * MIN;
+        runningJob(T0 + 10_000, Long.MAX_VALUE).pause(switchAt, Long.MAX_VALUE);
+        overTcp(switchAt, FOREVER);
+
+        List<JobBandwidth> windows = runTopology(T0 + 5 * MIN).bandwidth;
+
+        List<JobBandwidth> overRdma = windows.stream()
+                .filter(b -> b.windowStart() >= T0 + MIN && b.windowEnd() <= switchAt).toList();
+        List<JobBandwidth> overTcp = windows.stream().filter(b -> b.windowStart() >= switchAt + 10_000).toList();
+        assertThat(overRdma).isNotEmpty().allSatisfy(b -> {
+            // two nodes' eth0 at their 2 MB/s background next to 4 ports at 10 GB/s bursts 40 % of the time
+            assertThat(b.hostBytesPerSec()).isBetween(3.9e6, 4.1e6);
+            assertThat(b.rdmaShare()).isGreaterThan(0.99);
+        });
+        assertThat(overTcp).isNotEmpty().allSatisfy(b -> {
+            assertThat(b.hostBytesPerSec()).isBetween(7.9e9, 8.1e9);
+            assertThat(b.rdmaShare()).isEqualTo(0.0);
+        });
     }
 
     @Test

@@ -217,7 +217,7 @@ public final class ClusterScenario {
         double[] perRank = ranks.stream().mapToDouble(r -> r.txBytesPerSec() + r.rxBytesPerSec()).sorted().toArray();
         int expected = (int) ALLOCATION.values().stream().filter(r -> r.uid().equals(uid)).count();
         return new JobBandwidth(1, uid, any.job(), any.namespace(), t, t + STEP_MS, tx, rx, ranks.size(), expected,
-                perRank[0], perRank[perRank.length / 2], perRank[perRank.length - 1], false, ranks);
+                perRank[0], perRank[perRank.length / 2], perRank[perRank.length - 1], false, ranks, null, null);
     }
 
     private void alerts() {
