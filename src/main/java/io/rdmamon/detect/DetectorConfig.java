@@ -187,7 +187,8 @@ public final class DetectorConfig {
     public static final String FALLBACK_HOST_RISE_FACTOR_CONFIG = "streams.tcp.fallback.host.rise.factor";
     public static final double DEFAULT_FALLBACK_HOST_RISE_FACTOR = 5.0;
     private static final String FALLBACK_HOST_RISE_FACTOR_DOC = "...and at least this multiple of the interface's own "
-            + "background: the lowest window mean it showed for the job so far (NCCL init, training over RDMA).";
+            + "background: the lowest window mean it showed for the job so far in windows that did not look like "
+            + "training over TCP (NCCL init, training over RDMA); none yet, no such condition.";
     public static final String FALLBACK_SYMMETRY_CONFIG = "streams.tcp.fallback.symmetry.min";
     public static final double DEFAULT_FALLBACK_SYMMETRY = 0.5;
     private static final String FALLBACK_SYMMETRY_DOC = "...and roughly symmetric: min(tx, rx) / max(tx, rx) at least "

@@ -107,9 +107,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
     }
 
     private Result<FallbackState> lifecycle(FallbackState state, JobRecord job) {
-        boolean terminal = JobRecord.SUCCEEDED.equals(job.state()) || JobRecord.FAILED.equals(job.state())
-                || JobRecord.DELETED.equals(job.state());
-        if (terminal) {
+        if (JobLifecycle.ended(job)) {
             if (state == null || state.endedAt != null) {
                 return null;
             }
@@ -120,12 +118,10 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
         if (!JobRecord.RUNNING.equals(job.state())) {
             return null;
         }
-        String generation = StallState.generation(job);
-        boolean restarted = state != null && (state.endedAt != null && job.updatedAt() > state.endedAt
-                || state.generation != null && !state.generation.equals(generation));
+        boolean restarted = state != null && JobLifecycle.restarted(job, state.endedAt, state.generation);
         FallbackState next = state == null || restarted ? FallbackState.of(job.uid(), job.job(), job.namespace())
                 : state;
-        next.generation = generation;
+        next.generation = StallState.generation(job);
         next.job = job.job();
         next.namespace = job.namespace();
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);
@@ -191,9 +187,19 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
             if (trainingShaped(h, s.hostBackground.get(e.getKey()))) {
                 trainingNodes.add(h.node);
             }
-            s.hostBackground.merge(e.getKey(), h.perSec(), Math::min);
         }
         double share = rdma + host > 0 ? rdma / (rdma + host) : 1.0;
+        boolean overTcp = share <= cfg.fallbackRdmaShareMax() && !trainingNodes.isEmpty()
+                && trainingNodes.size() >= cfg.fallbackNodesFraction() * nodes.size();
+        if (!overTcp) {
+            // background is learned only where the job did not look like it trained over TCP: when monitoring starts
+            // on a job already on TCP, its gradient traffic must not become its background
+            w.hosts.forEach((key, h) -> {
+                if (h.ms >= windowMs / 2) {
+                    s.hostBackground.merge(key, h.perSec(), Math::min);
+                }
+            });
+        }
         if (s.firing) {
             if (share > cfg.fallbackRdmaShareMax() && rdma >= cfg.fallbackHostMinBytesPerSec()) {
                 s.firing = false;
@@ -203,8 +209,6 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
             }
             return;
         }
-        boolean overTcp = share <= cfg.fallbackRdmaShareMax() && !trainingNodes.isEmpty()
-                && trainingNodes.size() >= cfg.fallbackNodesFraction() * nodes.size();
         if (!overTcp) {
             s.fallbackWindows = 0;
             s.fallbackSince = null;

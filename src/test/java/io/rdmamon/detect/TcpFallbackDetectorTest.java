@@ -86,6 +86,18 @@ class TcpFallbackDetectorTest {
     }
 
     @Test
+    void shouldFlagJobThatWasOnTcpBeforeMonitoringSawItsFirstSample() {
+        // rdmamon starts after the job: its very first host samples already carry the gradients, no background yet
+        runningJob(Long.MAX_VALUE, Long.MAX_VALUE);
+        overTcp(T0, FOREVER);
+
+        assertThat(run(T0 + 3 * MIN)).singleElement().satisfies(a -> {
+            assertThat(a.type()).isEqualTo(Alert.TCP_FALLBACK);
+            assertThat(a.detectedAt() - T0).isLessThanOrEqualTo(90_000);
+        });
+    }
+
+    @Test
     void shouldFlagSwitchToTcpMidJobAndResolveWhenRdmaCarriesTheTrafficAgain() {
         long switchAt = T0 + 5 * MIN;
         long backAt = T0 + 10 * MIN;
