@@ -49,8 +49,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code rdmamon demo}: the whole pipeline in one process on a simulated cluster — an in-process KRaft broker, six
- * simulated GPU nodes whose sysfs trees are read by six real collectors (and a simulated eadm on the eRDMA nodes), the
+ * {@code rdmamon demo}: the whole pipeline in one process on a simulated cluster — an in-process KRaft broker, eight
+ * simulated GPU nodes whose sysfs trees are read by eight real collectors (and a simulated eadm on the eRDMA nodes), the
  * job records, the stream app, the InfluxDB sink when an InfluxDB answers, and a live terminal view read back from
  * the topics.
  */
@@ -129,9 +129,10 @@ public final class DemoCommand implements Callable<Integer> {
             }
 
             PrintWriter out = spec.commandLine().getOut();
-            String title = String.format("rdmamon demo: 6 simulated GPU nodes (4 RoCE mlx5, 2 eRDMA), broker %s. "
-                            + "gpu-node-2/mlx5_0 degrades at +%ds, %s hangs at +%ds. Ctrl-C stops.",
-                    bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB, hangAt.toSeconds());
+            String title = String.format("rdmamon demo: 8 simulated GPU nodes (4 RoCE mlx5, 4 eRDMA), broker %s. "
+                            + "gpu-node-2/mlx5_0 degrades at +%ds, %s hangs at +%ds, %s trains over TCP. Ctrl-C stops.",
+                    bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB, hangAt.toSeconds(),
+                    SimulatedCluster.FALLBACK_JOB);
             LiveView view = new LiveView(bootstrap, out, !plain && System.console() != null, title);
             open.add(0, view);
             Thread viewThread = new Thread(view, "demo-view");

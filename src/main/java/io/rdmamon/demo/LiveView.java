@@ -117,10 +117,13 @@ public final class LiveView implements Runnable, AutoCloseable {
                     gbits(s.txBytesPerSec()), gbits(s.rxBytesPerSec()), bar(s), s.errors().isEmpty() ? "" : s.errors()));
         }
         if (!jobs.isEmpty()) {
-            sb.append('\n').append(String.format("%-28s %10s %10s %8s %s%n", "JOB", "TX Gb/s", "RX Gb/s", "RANKS", ""));
+            sb.append('\n').append(String.format("%-28s %10s %10s %8s %10s %10s %s%n", "JOB", "TX Gb/s", "RX Gb/s",
+                    "RANKS", "HOST Gb/s", "RDMA SHARE", ""));
             for (JobBandwidth b : jobs.values()) {
-                sb.append(String.format("%-28s %10s %10s %8s %s%n", b.namespace() + "/" + b.job(),
+                sb.append(String.format("%-28s %10s %10s %8s %10s %10s %s%n", b.namespace() + "/" + b.job(),
                         gbits(b.txBytesPerSec()), gbits(b.rxBytesPerSec()), b.ranksReporting() + "/" + b.ranksExpected(),
+                        gbits(b.hostBytesPerSec()), b.rdmaShare() == null ? "-"
+                                : String.format("%.0f%%", 100 * b.rdmaShare()),
                         b.estimated() ? "(estimated: shared NIC)" : ""));
             }
         }

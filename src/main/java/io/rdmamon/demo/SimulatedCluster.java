@@ -22,13 +22,16 @@ import java.util.UUID;
 /**
  * The demo's GPU cluster: one sysfs tree per node, written as the kernel would, with training traffic from the same
  * model the scenarios use. Four RoCE nodes (two 200 Gb/s mlx5 rails) run {@value #LLM_JOB}; two eRDMA nodes (one per
- * driver naming) run {@value #BERT_JOB}. At announced offsets a link on gpu-node-2 degrades and the BERT job hangs.
+ * driver naming) run {@value #BERT_JOB}; two more eRDMA nodes run {@value #FALLBACK_JOB}, whose NCCL fell back to
+ * TCP from its start (its image lacks the RDMA libraries): its eRDMA devices idle while eth0 carries its gradients.
+ * At announced offsets a link on gpu-node-2 degrades and the BERT job hangs.
  * The collectors only see files: nothing here talks to them.
  */
 public final class SimulatedCluster {
     public static final String NAMESPACE = "ml-research";
     public static final String LLM_JOB = "llama-pretrain";
     public static final String BERT_JOB = "bert-finetune";
+    public static final String FALLBACK_JOB = "resnet-train";
     public static final String HOST_IFACE = "eth0";
     private static final long GBPS = 125_000_000L;
 
@@ -55,10 +58,14 @@ public final class SimulatedCluster {
         }
         addNode(root, "gpu-node-5", List.of("erdma_0"), DeviceKind.ERDMA_OUT_OF_TREE);
         addNode(root, "gpu-node-6", List.of("erdma_0"), DeviceKind.ERDMA_UPSTREAM);
+        List<String> tcp = List.of("gpu-node-7", "gpu-node-8");
+        for (String name : tcp) {
+            addNode(root, name, List.of("erdma_0"), DeviceKind.ERDMA_UPSTREAM);
+        }
 
         long trainFrom = startMs + 20_000;
         TrainingJobSpec llm = new TrainingJobSpec(4, 2, trainFrom, null,
-                TrafficProfile.of(800, 500, 200 * GBPS, 0.6), null, List.of(), List.of());
+                TrafficProfile.of(800, 500, 200 * GBPS, 0.6), null, null, List.of(), List.of());
         if (degradeAfterMs != null) {
             llm = llm.withFault(new Fault.DegradedLink(1, 0, 0.6, 0.8, 400, 40, startMs + degradeAfterMs, null));
         }
@@ -68,6 +75,9 @@ public final class SimulatedCluster {
         }
         addJob(LLM_JOB, roce, List.of("mlx5_0", "mlx5_1"), startMs, llm);
         addJob(BERT_JOB, List.of("gpu-node-5", "gpu-node-6"), List.of("erdma_0"), startMs, bert);
+        TrainingJobSpec overTcp = TrainingJobSpec.steady(2, 1, trainFrom, TrafficProfile.of(600, 350, 100 * GBPS, 0.5))
+                .withFault(new Fault.TcpFallback(0.3, startMs, null));
+        addJob(FALLBACK_JOB, tcp, List.of("erdma_0"), startMs, overTcp);
         lastTickMs = startMs;
     }
 

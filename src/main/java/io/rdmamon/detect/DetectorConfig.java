@@ -166,6 +166,44 @@ public final class DetectorConfig {
     private static final String COLLECTOR_FORGET_DOC = "A node silent this long is forgotten (a decommissioned node): "
             + "its COLLECTOR_SILENT incident is resolved then.";
 
+    public static final String FALLBACK_WINDOW_CONFIG = "streams.tcp.fallback.window.ms";
+    public static final long DEFAULT_FALLBACK_WINDOW = 20_000;
+    private static final String FALLBACK_WINDOW_DOC = "TCP_FALLBACK judges a job's RDMA and host-interface traffic "
+            + "in event-time windows of this length (20 s).";
+    public static final String FALLBACK_WINDOWS_CONFIG = "streams.tcp.fallback.windows";
+    public static final int DEFAULT_FALLBACK_WINDOWS = 3;
+    private static final String FALLBACK_WINDOWS_DOC = "...and fires after this many consecutive windows that look "
+            + "like training over TCP (3 x 20 s: flagged 65-90 s after the traffic moved to the host network; a job "
+            + "on TCP from its start, with 45 s of NCCL init, about 105 s after it went Running).";
+    public static final String FALLBACK_RDMA_SHARE_CONFIG = "streams.tcp.fallback.rdma.share.max";
+    public static final double DEFAULT_FALLBACK_RDMA_SHARE = 0.05;
+    private static final String FALLBACK_RDMA_SHARE_DOC = "RDMA is near idle in a window when its bytes are at most "
+            + "this fraction of the job's RDMA + host-interface bytes. The incident resolves with the first window "
+            + "above it in which RDMA moves at least streams.tcp.fallback.host.min.bytes.per.sec.";
+    public static final String FALLBACK_HOST_MIN_BYTES_CONFIG = "streams.tcp.fallback.host.min.bytes.per.sec";
+    public static final double DEFAULT_FALLBACK_HOST_MIN_BYTES = 50e6;
+    private static final String FALLBACK_HOST_MIN_BYTES_DOC = "A host interface carries training traffic only when "
+            + "its mean tx+rx over the window is at least this (50 MB/s; NCCL over a 25 Gb/s eth0 moves GB/s).";
+    public static final String FALLBACK_HOST_RISE_FACTOR_CONFIG = "streams.tcp.fallback.host.rise.factor";
+    public static final double DEFAULT_FALLBACK_HOST_RISE_FACTOR = 5.0;
+    private static final String FALLBACK_HOST_RISE_FACTOR_DOC = "...and at least this multiple of the interface's own "
+            + "background: the lowest window mean it showed for the job so far in windows that did not look like "
+            + "training over TCP (NCCL init, training over RDMA); none yet, no such condition.";
+    public static final String FALLBACK_SYMMETRY_CONFIG = "streams.tcp.fallback.symmetry.min";
+    public static final double DEFAULT_FALLBACK_SYMMETRY = 0.5;
+    private static final String FALLBACK_SYMMETRY_DOC = "...and roughly symmetric: min(tx, rx) / max(tx, rx) at least "
+            + "this. Collectives send and receive alike; data loading (mostly rx) and checkpoints (mostly tx) do not.";
+    public static final String FALLBACK_BUSY_FRACTION_CONFIG = "streams.tcp.fallback.busy.fraction";
+    public static final double DEFAULT_FALLBACK_BUSY_FRACTION = 0.5;
+    private static final String FALLBACK_BUSY_FRACTION_DOC = "...and sustained: at least this fraction of its "
+            + "samples in the window at or above streams.tcp.fallback.host.min.bytes.per.sec (bursts every iteration; "
+            + "a one-off transfer does not count).";
+    public static final String FALLBACK_NODES_FRACTION_CONFIG = "streams.tcp.fallback.nodes.fraction";
+    public static final double DEFAULT_FALLBACK_NODES_FRACTION = 0.5;
+    private static final String FALLBACK_NODES_FRACTION_DOC = "A window looks like training over TCP when at least "
+            + "this fraction of the job's nodes (with host samples in it) carry such traffic: one rank on TCP is a "
+            + "STRAGGLER, not a job-wide fallback.";
+
     private final AbstractConfig config;
 
     public DetectorConfig(AbstractConfig config) {
@@ -249,7 +287,23 @@ public final class DetectorConfig {
                 .define(COLLECTOR_CATCH_UP_MAX_CONFIG, Type.LONG, DEFAULT_COLLECTOR_CATCH_UP_MAX, Range.atLeast(0),
                         Importance.LOW, COLLECTOR_CATCH_UP_MAX_DOC)
                 .define(COLLECTOR_FORGET_CONFIG, Type.LONG, DEFAULT_COLLECTOR_FORGET, Range.atLeast(60_000),
-                        Importance.LOW, COLLECTOR_FORGET_DOC);
+                        Importance.LOW, COLLECTOR_FORGET_DOC)
+                .define(FALLBACK_WINDOW_CONFIG, Type.LONG, DEFAULT_FALLBACK_WINDOW, Range.between(5_000, 600_000),
+                        Importance.MEDIUM, FALLBACK_WINDOW_DOC)
+                .define(FALLBACK_WINDOWS_CONFIG, Type.INT, DEFAULT_FALLBACK_WINDOWS, Range.between(1, 100),
+                        Importance.MEDIUM, FALLBACK_WINDOWS_DOC)
+                .define(FALLBACK_RDMA_SHARE_CONFIG, Type.DOUBLE, DEFAULT_FALLBACK_RDMA_SHARE, Range.between(0, 0.5),
+                        Importance.MEDIUM, FALLBACK_RDMA_SHARE_DOC)
+                .define(FALLBACK_HOST_MIN_BYTES_CONFIG, Type.DOUBLE, DEFAULT_FALLBACK_HOST_MIN_BYTES,
+                        Range.atLeast(0), Importance.MEDIUM, FALLBACK_HOST_MIN_BYTES_DOC)
+                .define(FALLBACK_HOST_RISE_FACTOR_CONFIG, Type.DOUBLE, DEFAULT_FALLBACK_HOST_RISE_FACTOR,
+                        Range.atLeast(1), Importance.LOW, FALLBACK_HOST_RISE_FACTOR_DOC)
+                .define(FALLBACK_SYMMETRY_CONFIG, Type.DOUBLE, DEFAULT_FALLBACK_SYMMETRY, Range.between(0, 1),
+                        Importance.LOW, FALLBACK_SYMMETRY_DOC)
+                .define(FALLBACK_BUSY_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_FALLBACK_BUSY_FRACTION,
+                        Range.between(0, 1), Importance.LOW, FALLBACK_BUSY_FRACTION_DOC)
+                .define(FALLBACK_NODES_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_FALLBACK_NODES_FRACTION,
+                        Range.between(0, 1), Importance.LOW, FALLBACK_NODES_FRACTION_DOC);
     }
 
     public long stallMinQuietMs() {
@@ -403,5 +457,37 @@ public final class DetectorConfig {
 
     public long collectorForgetMs() {
         return config.getLong(COLLECTOR_FORGET_CONFIG);
+    }
+
+    public long fallbackWindowMs() {
+        return config.getLong(FALLBACK_WINDOW_CONFIG);
+    }
+
+    public int fallbackWindows() {
+        return config.getInt(FALLBACK_WINDOWS_CONFIG);
+    }
+
+    public double fallbackRdmaShareMax() {
+        return config.getDouble(FALLBACK_RDMA_SHARE_CONFIG);
+    }
+
+    public double fallbackHostMinBytesPerSec() {
+        return config.getDouble(FALLBACK_HOST_MIN_BYTES_CONFIG);
+    }
+
+    public double fallbackHostRiseFactor() {
+        return config.getDouble(FALLBACK_HOST_RISE_FACTOR_CONFIG);
+    }
+
+    public double fallbackSymmetryMin() {
+        return config.getDouble(FALLBACK_SYMMETRY_CONFIG);
+    }
+
+    public double fallbackBusyFraction() {
+        return config.getDouble(FALLBACK_BUSY_FRACTION_CONFIG);
+    }
+
+    public double fallbackNodesFraction() {
+        return config.getDouble(FALLBACK_NODES_FRACTION_CONFIG);
     }
 }

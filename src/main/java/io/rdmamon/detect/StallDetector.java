@@ -82,9 +82,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
     }
 
     private Result<StallState> lifecycle(StallState state, JobRecord job) {
-        boolean terminal = JobRecord.SUCCEEDED.equals(job.state()) || JobRecord.FAILED.equals(job.state())
-                || JobRecord.DELETED.equals(job.state());
-        if (terminal) {
+        if (JobLifecycle.ended(job)) {
             if (state == null || state.phase == Phase.ENDED) {
                 return null;
             }
@@ -95,11 +93,10 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         if (!JobRecord.RUNNING.equals(job.state())) {
             return null;
         }
-        String generation = StallState.generation(job);
-        boolean restarted = state != null && (state.phase == Phase.ENDED && job.updatedAt() > state.endedAt
-                || state.generation != null && !state.generation.equals(generation));
+        boolean restarted = state != null && JobLifecycle.restarted(job,
+                state.phase == Phase.ENDED ? state.endedAt : null, state.generation);
         StallState next = state == null || restarted ? StallState.of(job.uid(), job.job(), job.namespace()) : state;
-        next.generation = generation;
+        next.generation = StallState.generation(job);
         next.job = job.job();
         next.namespace = job.namespace();
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);

@@ -20,7 +20,7 @@ public record TypeSummary(String type, int truePositives, int falsePositives, in
 
     /** The alert types in report order: the documented ones first, then any other type seen. */
     static final List<String> KNOWN_TYPES = List.of(Alert.STALLED_SYNC, Alert.STRAGGLER, Alert.LINK_DOWN,
-            Alert.LINK_DEGRADED, Alert.LINK_IDLE, Alert.COLLECTOR_SILENT);
+            Alert.LINK_DEGRADED, Alert.LINK_IDLE, Alert.COLLECTOR_SILENT, Alert.TCP_FALLBACK);
 
     public static List<TypeSummary> of(List<ScenarioScore> scores) {
         Set<String> types = new LinkedHashSet<>(KNOWN_TYPES);

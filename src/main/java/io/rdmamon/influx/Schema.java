@@ -63,6 +63,8 @@ public final class Schema {
     public static final String ESTIMATED = "estimated";
     public static final String SHARED_BY = "shared_by";
     public static final String SHARE = "share";
+    public static final String HOST_BYTES_PER_SEC = "host_bytes_per_sec";
+    public static final String RDMA_SHARE = "rdma_share";
     public static final String ID = "id";
     public static final String SUMMARY = "summary";
     public static final String RANKS = "ranks";
@@ -130,7 +132,11 @@ public final class Schema {
                     field(RANK_MEDIAN_BYTES_PER_SEC, FieldType.FLOAT, BPS, "median rank (tx + rx)", Rollup.MEAN),
                     field(RANK_MAX_BYTES_PER_SEC, FieldType.FLOAT, BPS, "fastest rank (tx + rx)", Rollup.MAX),
                     field(ESTIMATED, FieldType.BOOLEAN, "", "true when a shared device's bytes were split by rule",
-                            Rollup.LAST)),
+                            Rollup.LAST),
+                    field(HOST_BYTES_PER_SEC, FieldType.FLOAT, BPS, "tx + rx of the host interfaces of the job's nodes "
+                            + "(absent when none reported)", Rollup.MEAN, Rollup.MAX),
+                    field(RDMA_SHARE, FieldType.FLOAT, "fraction", "RDMA / (RDMA + host) bytes: near 0 when NCCL "
+                            + "fell back to TCP (absent when unknown)", Rollup.MEAN, Rollup.MIN)),
             BYTES_PER_SEC, "a job's RDMA bandwidth over one event-time window (JobBandwidth); job is the job name");
 
     public static final MeasurementSpec JOB_RANK_BANDWIDTH = new MeasurementSpec("job_rank_bandwidth",

@@ -54,10 +54,24 @@ public final class JobBandwidths {
             totals.add(sum.tx + sum.rx);
         });
         totals.sort(Double::compare);
+        Double host = hostBytesPerSec(window.hosts());
+        Double rdmaShare = host == null || total + host <= 0 ? null : total / (total + host);
         return new JobBandwidth(JobBandwidth.VERSION, window.uid(), window.job(), window.namespace(),
                 window.windowStart(), window.windowEnd(), jobTx, jobRx, rankList.size(), window.expectedRanks(),
                 totals.isEmpty() ? null : totals.get(0), median(totals),
-                totals.isEmpty() ? null : totals.get(totals.size() - 1), estimated, rankList);
+                totals.isEmpty() ? null : totals.get(totals.size() - 1), estimated, rankList, host, rdmaShare);
+    }
+
+    /** The summed window average of every host interface that reported, null when none did. */
+    private static Double hostBytesPerSec(List<HostWindow> hosts) {
+        Double sum = null;
+        for (HostWindow h : hosts) {
+            Double rate = h.bytesPerSec();
+            if (rate != null) {
+                sum = (sum == null ? 0 : sum) + rate;
+            }
+        }
+        return sum;
     }
 
     /** Median of a sorted list, null when empty. */

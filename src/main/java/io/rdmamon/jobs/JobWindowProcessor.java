@@ -3,6 +3,7 @@ package io.rdmamon.jobs;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
+import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
@@ -100,6 +101,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
     public void process(Record<String, JobEvent> record) {
         JobSample js = record.value().port();
         if (js == null) {
+            addHost(record);
             return;
         }
         String uid = record.key();
@@ -123,6 +125,29 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
         TreeMap<String, PortWindow> ports = w.open.computeIfAbsent(start, k -> new TreeMap<>());
         PortWindow current = ports.get(port);
         ports.put(port, (current == null ? PortWindow.empty(js) : current).add(js));
+    }
+
+    /**
+     * A host sample of one of the job's nodes, into its window. It does not hold windows open (only ports do), and one
+     * that comes after its window was emitted is left out. A job with no reporting port keeps none for long: the
+     * completeness check drops what is left of it.
+     */
+    private void addHost(Record<String, JobEvent> record) {
+        HostIfaceSample h = record.value().host();
+        if (h == null) {
+            return;
+        }
+        JobWindows w = jobs.get(record.key());
+        if (w == null) {
+            return;
+        }
+        long start = record.timestamp() - Math.floorMod(record.timestamp(), sizeMs);
+        if (w.closedUntil != null && start < w.closedUntil) {
+            return;
+        }
+        TreeMap<String, HostWindow> hosts = w.hosts.computeIfAbsent(start, k -> new TreeMap<>());
+        hosts.put(h.key(), hosts.getOrDefault(h.key(), HostWindow.EMPTY).add(h));
+        jobs.put(record.key(), w);
     }
 
     /** For each job: how far every reporting port has got, and which windows that completes. */
@@ -159,12 +184,17 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             long start = due.getKey();
             List<PortWindow> ports = List.copyOf(due.getValue().values());
             PortWindow first = ports.get(0);
+            TreeMap<String, HostWindow> hosts = w.hosts.remove(start);
             JobWindow window = new JobWindow(uid, first.job(), first.namespace(), start, start + sizeMs,
-                    first.expectedRanks(), ports);
+                    first.expectedRanks(), ports, hosts == null ? List.of() : List.copyOf(hosts.values()));
             context.forward(new Record<>(uid, window, start + sizeMs));
             if (w.closedUntil == null || start + sizeMs > w.closedUntil) {
                 w.closedUntil = start + sizeMs;
             }
+        }
+        if (w.closedUntil != null) {
+            // host traffic of windows in which no port reported: no record to add it to
+            w.hosts.headMap(w.closedUntil).clear();
         }
     }
 }

@@ -16,12 +16,14 @@ import java.util.TreeMap;
 final class JobWindows {
     /** Window start → port (node/device/port) → its sums in that window. */
     TreeMap<Long, TreeMap<String, PortWindow>> open = new TreeMap<>();
+    /** Window start → host interface (node/iface) of the job's nodes → its sums in that window. */
+    TreeMap<Long, TreeMap<String, HostWindow>> hosts = new TreeMap<>();
     /** Port → newest sample time. */
     Map<String, Long> newest = new TreeMap<>();
     /** End of the last window emitted; null before the first. */
     Long closedUntil;
 
     boolean isEmpty() {
-        return open.isEmpty() && newest.isEmpty();
+        return open.isEmpty() && hosts.isEmpty() && newest.isEmpty();
     }
 }

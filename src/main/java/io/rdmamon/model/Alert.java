@@ -40,6 +40,7 @@ public record Alert(
     public static final String LINK_DEGRADED = "LINK_DEGRADED";
     public static final String LINK_IDLE = "LINK_IDLE";
     public static final String COLLECTOR_SILENT = "COLLECTOR_SILENT";
+    public static final String TCP_FALLBACK = "TCP_FALLBACK";
 
     public Alert {
         labels = labels == null ? Map.of() : labels;

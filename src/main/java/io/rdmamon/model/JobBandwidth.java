@@ -8,10 +8,13 @@ import java.util.List;
  * A job's RDMA bandwidth over one event-time window: topic {@link Topics#JOB_BANDWIDTH}, key = job uid.
  * Bytes per second are averaged over the window. {@code estimated} is true when any of the job's devices was shared
  * with another running job in the window: its bytes were split by the documented rule, not measured.
+ * {@code hostBytesPerSec} is the tx + rx of the host interfaces of the job's nodes (TCP, storage; a node shared with
+ * another job counts for both) and {@code rdmaShare} the RDMA part of all the job's bytes, RDMA / (RDMA + host); both
+ * null when no host interface of its nodes reported in the window (and the share when the job moved nothing at all).
  */
 @JsonPropertyOrder({"v", "uid", "job", "namespace", "windowStart", "windowEnd", "txBytesPerSec", "rxBytesPerSec",
         "ranksReporting", "ranksExpected", "rankMinBytesPerSec", "rankMedianBytesPerSec", "rankMaxBytesPerSec",
-        "estimated", "ranks"})
+        "estimated", "ranks", "hostBytesPerSec", "rdmaShare"})
 public record JobBandwidth(
         int v,
         String uid,
@@ -27,7 +30,9 @@ public record JobBandwidth(
         Double rankMedianBytesPerSec,
         Double rankMaxBytesPerSec,
         boolean estimated,
-        List<RankBandwidth> ranks) {
+        List<RankBandwidth> ranks,
+        Double hostBytesPerSec,
+        Double rdmaShare) {
 
     public static final int VERSION = 1;
 

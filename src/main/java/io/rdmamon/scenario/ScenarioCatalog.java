@@ -2,6 +2,7 @@ package io.rdmamon.scenario;
 
 import io.rdmamon.model.Alert;
 import io.rdmamon.sim.CheckpointSchedule;
+import io.rdmamon.sim.DataLoading;
 import io.rdmamon.sim.Fault;
 import io.rdmamon.sim.Phase;
 import io.rdmamon.sim.TrafficProfile;
@@ -41,6 +42,9 @@ public final class ScenarioCatalog {
         SCENARIOS.put("collector-outage", ScenarioCatalog::collectorOutage);
         SCENARIOS.put("shared-nic", ScenarioCatalog::sharedNic);
         SCENARIOS.put("concurrent-jobs", ScenarioCatalog::concurrentJobs);
+        SCENARIOS.put("tcp-fallback", ScenarioCatalog::tcpFallback);
+        SCENARIOS.put("tcp-fallback-switch", ScenarioCatalog::tcpFallbackSwitch);
+        SCENARIOS.put("data-loader", ScenarioCatalog::dataLoader);
     }
 
     private ScenarioCatalog() {
@@ -242,5 +246,31 @@ public final class ScenarioCatalog {
                 10 * MIN, List.of(llama, vit, bert), List.of(),
                 c.jobIncident(Alert.STALLED_SYNC, bert, hangs, "bert-finetune quiet"),
                 c.rankIncident(Alert.STRAGGLER, vit, 3, straggles, "vit-train rank 3 at half share"));
+    }
+
+    private static ScenarioSpec tcpFallback(long seed) {
+        Cluster c = Cluster.erdma("tcp-fallback", seed);
+        SimulatedJob job = c.mainJob(c.training().withFault(new Fault.TcpFallback(0.3, c.at(0), null)));
+        return c.spec("TCP fallback from the start (eRDMA): the job holds erdma_0 and erdma_1 on each node but NCCL"
+                        + " runs over sockets on eth0 from its first iteration (no RDMA libraries in the image): its"
+                        + " RDMA ports stay idle, eth0 carries up to 3 GB/s each way in training bursts.",
+                10 * MIN, job, c.jobIncident(Alert.TCP_FALLBACK, job, c.at(0),
+                        "NCCL over sockets from the start; onset = Running, so latency includes NCCL init"));
+    }
+
+    private static ScenarioSpec tcpFallbackSwitch(long seed) {
+        Cluster c = Cluster.mlx5("tcp-fallback-switch", seed);
+        long onset = c.event(5 * MIN);
+        SimulatedJob job = c.mainJob(c.training().withFault(new Fault.TcpFallback(0.3, onset, null)));
+        return c.spec("TCP fallback mid-job: at 5 min the RDMA traffic stops on every port and eth0 of every node"
+                        + " takes it over at TCP speed (a restarted communicator fell back to sockets).",
+                10 * MIN, job, c.jobIncident(Alert.TCP_FALLBACK, job, onset, "host network takes over from RDMA"));
+    }
+
+    private static ScenarioSpec dataLoader(long seed) {
+        Cluster c = Cluster.mlx5("data-loader", seed);
+        SimulatedJob job = c.mainJob(c.training().withDataLoading(new DataLoading(10 * SEC, 8 * SEC, 1.5e9, 40e6)));
+        return c.spec("Busy data loader: the job trains over RDMA while each node reads shards over eth0, 1.5 GB/s"
+                + " in for 8 s of every 10 s (40 MB/s out). No alert expected.", 10 * MIN, job);
     }
 }

@@ -99,6 +99,28 @@ public sealed interface Fault {
         }
     }
 
+    /**
+     * NCCL found no usable RDMA device and runs every collective over sockets on the host network: no rank's RDMA
+     * port carries anything while each rank's host interface carries its gradient traffic, capped at TCP speed; the
+     * job slows by {@code slowdown}.
+     */
+    record TcpFallback(double slowdown, long atMs, Long untilMs) implements Fault {
+        @Override
+        public double jobFactor(long t) {
+            return activeAt(t) ? slowdown : 1.0;
+        }
+
+        @Override
+        public double portFactor(int r, int device, long t) {
+            return activeAt(t) ? 0.0 : 1.0;
+        }
+
+        @Override
+        public double hostFallbackShare(int r, long t) {
+            return activeAt(t) ? 1.0 : 0.0;
+        }
+    }
+
     /** A lossy link: retransmits and drops, less throughput on the port, a slower job. */
     record DegradedLink(int rank, int device, double throughput, double slowdown, double retransmitsPerSec,
                         double dropsPerSec, long atMs, Long untilMs) implements Fault {

@@ -84,14 +84,19 @@ public final class TrainingTrafficModel {
             if (running(t) && spec.checkpoints() != null && spec.checkpoints().inCheckpoint(t)) {
                 tx += spec.checkpoints().egressBytesPerSec() * dt;
             }
+            if (running(t) && spec.dataLoading() != null && spec.dataLoading().busy(t - spec.trafficStartMs())) {
+                tx += spec.dataLoading().txBytesPerSec() * dt;
+                rx += spec.dataLoading().rxBytesPerSec() * dt;
+            }
             double share = 0;
             for (Fault fault : spec.faults()) {
                 share = Math.max(share, fault.hostFallbackShare(rank, t));
             }
             if (share > 0) {
+                // what the peer's ports would carry over RDMA: with a job-wide fallback they carry nothing
                 double peerRate = 0;
                 for (int d = 0; d < spec.devicesPerRank(); d++) {
-                    peerRate += instantRate(peer, d, t);
+                    peerRate += gradientRate(peer, d, t);
                 }
                 double moved = Math.min(peerRate * share, HOST_TCP_BYTES_PER_SEC) * dt;
                 tx += moved;
@@ -109,6 +114,15 @@ public final class TrainingTrafficModel {
 
     /** The rank's sending rate on one port at instant {@code t}, bytes per second. */
     double instantRate(int rank, int device, long t) {
+        return rate(rank, device, t, true);
+    }
+
+    /** The gradient traffic of one rail of a rank at {@code t}, before per-port faults divert or thin it. */
+    private double gradientRate(int rank, int device, long t) {
+        return rate(rank, device, t, false);
+    }
+
+    private double rate(int rank, int device, long t, boolean portFaults) {
         if (!running(t)) {
             return 0;
         }
@@ -133,7 +147,7 @@ public final class TrainingTrafficModel {
         }
         double rate = profile.burstBytesPerSec();
         for (Fault fault : spec.faults()) {
-            rate *= fault.jobFactor(t) * fault.portFactor(rank, device, t);
+            rate *= fault.jobFactor(t) * (portFaults ? fault.portFactor(rank, device, t) : 1.0);
             Long cap = fault.jobRateCap(t);
             if (cap != null) {
                 rate = Math.min(rate, cap);

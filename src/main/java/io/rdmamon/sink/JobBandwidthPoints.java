@@ -41,6 +41,8 @@ final class JobBandwidthPoints implements PointConverter<JobBandwidth> {
                 .field(RANK_MEDIAN_BYTES_PER_SEC, b.rankMedianBytesPerSec())
                 .field(RANK_MAX_BYTES_PER_SEC, b.rankMaxBytesPerSec())
                 .field(ESTIMATED, b.estimated())
+                .field(HOST_BYTES_PER_SEC, b.hostBytesPerSec())
+                .field(RDMA_SHARE, b.rdmaShare())
                 .addTo(points);
         for (RankBandwidth r : b.ranks()) {
             SchemaPoint.of(JOB_RANK_BANDWIDTH, b.windowStart())

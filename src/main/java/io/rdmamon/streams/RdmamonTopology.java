@@ -12,6 +12,7 @@ import io.rdmamon.detect.LinkDownDetector;
 import io.rdmamon.detect.LinkIdleDetector;
 import io.rdmamon.detect.StallDetector;
 import io.rdmamon.detect.StragglerDetector;
+import io.rdmamon.detect.TcpFallbackDetector;
 import io.rdmamon.jobs.AssignedInput;
 import io.rdmamon.jobs.AssignedSample;
 import io.rdmamon.jobs.JobAssignments;
@@ -53,7 +54,7 @@ import java.util.Properties;
  *   samples ─repartition node/device─► join assignment valid at the sample's ts (grace streams.jobs.join.grace.ms)
  *     ├─► rdma.link-health  (key node/device/port, LinkHealth, one per port sample)
  *     ├─► LINK_DOWN, LINK_DEGRADED, LINK_IDLE (state per port)              ─┐
- *     └─► job events ─repartition uid─► STALLED_SYNC (state per job)        ─┤
+ *     └─► job events ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job)─┤
  *                                     └─► windows (streams.window.size.ms,   │
  *                                         closed when all reporting ports    │
  *                                         passed their end)                  │
@@ -132,7 +133,8 @@ public final class RdmamonTopology {
                 .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-3"))
                 .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
                         cfg, registry), Named.as("alerts-4"))
-                .merge(collectorSilence(samples, hosts, cfg, registry), Named.as("alerts-5"));
+                .merge(collectorSilence(samples, hosts, cfg, registry), Named.as("alerts-5"))
+                .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-6"));
         alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
     }
 

@@ -46,6 +46,8 @@ class AlertRulesTest {
         // the stall and the degradation were resolved: their instances exist and do not fire
         assertThat(byRule.get("rdmamon-stalled-sync"))
                 .containsExactly(Map.entry(Map.of("namespace", "research", "job", "bert-large"), false));
+        assertThat(byRule.get("rdmamon-tcp-fallback"))
+                .containsExactly(Map.entry(Map.of("namespace", "vision", "job", "resnet-50"), false));
         assertThat(byRule.get("rdmamon-link-degraded"))
                 .containsExactly(Map.entry(Map.of("node", "gpu-03", "device", "mlx5_0", "port", "1"), false));
         // every node seen is judged; the ports of the silent node are left to the collector-silent rule

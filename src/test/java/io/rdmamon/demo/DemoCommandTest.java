@@ -40,6 +40,8 @@ class DemoCommandTest {
         // the stream app ran: job bandwidth and the degraded link's alert came back through the topics
         assertThat(screen).containsPattern("ml-research/llama-pretrain\\s+[0-9.]+\\s+[0-9.]+\\s+4/4");
         assertThat(screen).containsPattern("firing\\s+LINK_DEGRADED\\s+link degraded: gpu-node-2/mlx5_0/1");
+        // the job on TCP: no RDMA, its nodes' eth0 busy, an RDMA share of 0 (its alert needs more than this run)
+        assertThat(screen).containsPattern("ml-research/resnet-train\\s+0\\.00\\s+0\\.00\\s+2/2\\s+[1-9][0-9.]*\\s+0%");
         // the sink ran too: the ten ports' samples are in InfluxDB (database created by the demo's influx init)
         try (InfluxDB influx = LocalInfluxd.client(influxd)) {
             assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))

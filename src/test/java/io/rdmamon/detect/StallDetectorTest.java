@@ -75,9 +75,10 @@ class StallDetectorTest {
 
     @Test
     void shouldNotFlagStallWhenCheckpointPausesRdmaAndHostTrafficRises() {
+        // a checkpoint writes its shards to storage: host egress (tx) rises, not a symmetric exchange
         long checkpoint = T0 + 200_000;
         trainingJob("uid-a").pause(checkpoint, checkpoint + 90_000);
-        NODES.forEach(n -> sim.hostBurst(n, checkpoint + 1_000, checkpoint + 89_000, 800e6));
+        NODES.forEach(n -> sim.hostBurst(n, checkpoint + 1_000, checkpoint + 89_000, 800e6, 1e6));
         assertThat(run(checkpoint + 150_000)).isEmpty();
     }
 
@@ -85,7 +86,7 @@ class StallDetectorTest {
     void shouldFlagStallWhenRdmaStaysQuietAfterCheckpointEnds() {
         long checkpoint = T0 + 200_000;
         trainingJob("uid-a").pause(checkpoint, Long.MAX_VALUE);
-        NODES.forEach(n -> sim.hostBurst(n, checkpoint + 1_000, checkpoint + 60_000, 800e6));
+        NODES.forEach(n -> sim.hostBurst(n, checkpoint + 1_000, checkpoint + 60_000, 800e6, 1e6));
         List<Alert> stalls = run(checkpoint + 120_000);
         assertThat(stalls).singleElement().satisfies(a -> {
             assertThat(a.type()).isEqualTo(Alert.STALLED_SYNC);

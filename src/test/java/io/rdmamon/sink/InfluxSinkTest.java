@@ -61,7 +61,7 @@ class InfluxSinkTest {
         fixture.send(fixture.jobTopic, "uid-1", new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000,
                 3.0E9, 1.0E9, 2, 3, 1.5E9, 2.0E9, 2.5E9, true, List.of(
                 new JobBandwidth.RankBandwidth(0, "gpu-01", 1.0E9, 0.5E9, 0.375, false),
-                new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true))));
+                new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true)), 1.0E9, 0.8));
         fixture.send(fixture.linkTopic, "gpu-07/erdma_0/1", new LinkHealth(1, "gpu-07", "erdma_0", 1, TS, "DOWN",
                 "Polling", 25_000_000_000L, 0.0, 0.0, 0.0, 0.0, Map.of("linkDown", 1L), "uid-1", "team-a", 1));
         fixture.send(fixture.alertTopic, "a1", new Alert(1, "LINK_DOWN:gpu-07/erdma_0/1:" + TS, Alert.LINK_DOWN,
@@ -87,7 +87,7 @@ class InfluxSinkTest {
         assertThat(only("host_iface_errors")).isEqualTo(row("time", TS, "counter", "rx_dropped", "iface", "eth0",
                 "increment", 4.0, "node", "gpu-07"));
         assertThat(only("job_bandwidth")).isEqualTo(row("time", TS, "bytes_per_sec", 4.0E9, "estimated", true,
-                "job", "llama", "job_uid", "uid-1", "namespace", "team-a", "rank_max_bytes_per_sec", 2.5E9,
+                "host_bytes_per_sec", 1.0E9, "rdma_share", 0.8, "job", "llama", "job_uid", "uid-1", "namespace", "team-a", "rank_max_bytes_per_sec", 2.5E9,
                 "rank_median_bytes_per_sec", 2.0E9, "rank_min_bytes_per_sec", 1.5E9, "ranks_expected", 3.0,
                 "ranks_reporting", 2.0, "rx_bytes_per_sec", 1.0E9, "tx_bytes_per_sec", 3.0E9, "window_seconds", 10.0));
         assertThat(rows("SELECT * FROM rp_raw.job_rank_bandwidth")).containsExactly(
@@ -159,7 +159,7 @@ class InfluxSinkTest {
         }
         fixture.send(fixture.jobTopic, "uid-1", new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000,
                 1.0, 1.0, 1, 1, null, null, null, false, List.of(
-                new JobBandwidth.RankBandwidth(0, "n1", 1.0, 1.0, 1.0, false))));
+                new JobBandwidth.RankBandwidth(0, "n1", 1.0, 1.0, 1.0, false)), null, null));
         fixture.flush();
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.committed(fixture.portTopic) == 3
                 && fixture.committed(fixture.jobTopic) == 1);

@@ -217,7 +217,7 @@ public final class ClusterScenario {
         double[] perRank = ranks.stream().mapToDouble(r -> r.txBytesPerSec() + r.rxBytesPerSec()).sorted().toArray();
         int expected = (int) ALLOCATION.values().stream().filter(r -> r.uid().equals(uid)).count();
         return new JobBandwidth(1, uid, any.job(), any.namespace(), t, t + STEP_MS, tx, rx, ranks.size(), expected,
-                perRank[0], perRank[perRank.length / 2], perRank[perRank.length - 1], false, ranks);
+                perRank[0], perRank[perRank.length / 2], perRank[perRank.length - 1], false, ranks, null, null);
     }
 
     private void alerts() {
@@ -226,6 +226,8 @@ public final class ClusterScenario {
         incident(Alert.STALLED_SYNC, "critical", ALLOCATION.get(BERT_0), null, 50, 49, 40,
                 "all 4 ranks quiet for 60 s, 12x the job's longest normal gap");
         incident(Alert.LINK_IDLE, "info", ALLOCATION.get(IDLE), IDLE, 110, 100, -1, "allocated to resnet-50, no traffic");
+        incident(Alert.TCP_FALLBACK, "warning", ALLOCATION.get(RESNET_0), null, 118, 116, 105,
+                "resnet-50 trained over TCP until its pods were rescheduled onto nodes with RDMA");
         incident(Alert.LINK_DOWN, "critical", null, DOWN, 45, 44, -1, "gpu-03/mlx5_2 state DOWN");
         incident(Alert.COLLECTOR_SILENT, "critical", null, new Link(SILENT_NODE, null, 0), 30, 29, -1,
                 "no samples from gpu-05 for 60 s");

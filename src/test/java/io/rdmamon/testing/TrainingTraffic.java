@@ -54,7 +54,13 @@ public final class TrainingTraffic {
 
     /** Host interface traffic of {@code node} at {@code bytesPerSec} (tx + rx) in [from, to): storage, checkpoints. */
     public TrainingTraffic hostBurst(String node, long from, long to, double bytesPerSec) {
-        hostBursts.computeIfAbsent(node, n -> new ArrayList<>()).add(new double[]{from, to, bytesPerSec});
+        return hostBurst(node, from, to, bytesPerSec / 2, bytesPerSec / 2);
+    }
+
+    /** Host interface traffic of {@code node} in [from, to), per direction: a data loader reads, a checkpoint writes. */
+    public TrainingTraffic hostBurst(String node, long from, long to, double txBytesPerSec, double rxBytesPerSec) {
+        hostBursts.computeIfAbsent(node, n -> new ArrayList<>()).add(new double[]{from, to, txBytesPerSec,
+                rxBytesPerSec});
         return this;
     }
 
@@ -111,14 +117,15 @@ public final class TrainingTraffic {
     }
 
     private HostIfaceSample host(String node, long t) {
-        double rate = HOST_BASE;
+        double tx = HOST_BASE / 2;
+        double rx = HOST_BASE / 2;
         for (double[] burst : hostBursts.getOrDefault(node, List.of())) {
             if (t > burst[0] && t <= burst[1]) {
-                rate = burst[2];
+                tx = burst[2];
+                rx = burst[3];
             }
         }
-        return new HostIfaceSample(HostIfaceSample.VERSION, node, "eth0", t, 1_000, rate / 2, rate / 2, null, null,
-                Map.of());
+        return new HostIfaceSample(HostIfaceSample.VERSION, node, "eth0", t, 1_000, tx, rx, null, null, Map.of());
     }
 
     private boolean silent(String node, long t) {
