@@ -70,9 +70,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "e.g. streams.threads=2.")
     List<String> appSettings = new ArrayList<>();
 
-    @Option(names = "--app-jvm-option", paramLabel = "OPTION", description = "A JVM option of the stream app's JVM "
-            + "only (repeatable), e.g. -XX:TieredStopAtLevel=1.")
-    List<String> appJvmOptions = new ArrayList<>();
+    @Option(names = "--compare-jvm-options", paramLabel = "OPTIONS", description = "Also run the app with these JVM "
+            + "options (space-separated; repeatable, one variant each), e.g. '-XX:TieredStopAtLevel=1'. Each run, the "
+            + "defaults' included, follows a raw consumer run of its own, so each ratio is taken side by side.")
+    List<String> variants = new ArrayList<>();
 
     @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
             + "its path.")
@@ -107,30 +108,18 @@ public final class StreamsBenchmark implements Callable<Integer> {
                         Runtime.getRuntime().availableProcessors());
                 out.flush();
 
-                Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
-                out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
-                out.printf("  its threads: %s%n", raw.topThreads(6));
-                out.flush();
-
-                String appId = "bench-" + run;
-                Reading app = measureApp(admin, bootstrap, topics, appId, samples, work);
-                long writes = writes(admin, topics, appId);
-                List<String> variant = new ArrayList<>(appSettings);
-                variant.addAll(appJvmOptions);
-                out.printf("stream app (exactly-once, %s): %s%n",
-                        variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples));
-                out.printf("  its threads: %s%n", app.topThreads(6));
-                out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
-                        (double) writes / samples, writesByTopic(admin, topics, appId));
-                out.printf("ratio from JVM start: the stream app reads at %.0f %% of the raw consumer's rate and "
-                        + "spends %.1fx its CPU per sample%n", 100.0 * raw.seconds / app.seconds,
-                        app.cpuSeconds / raw.cpuSeconds);
-                double perSecond = 10_000.0 * (devices + 1);
-                // no second-half ratio: the raw consumer reads the second half in about a second, too short to measure
-                out.printf("projection at 1 Hz (second-half CPU): 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 "
-                                + "nodes %.2f cores, %,.0f writes/s (live, see docs/deploy.md)%n",
-                        perSecond / 10 * app.warmCpuMsPerSample() / 1000, perSecond / 10 * writes / samples,
-                        perSecond * app.warmCpuMsPerSample() / 1000, perSecond * writes / samples);
+                List<String> runs = new ArrayList<>(List.of(""));
+                runs.addAll(variants);
+                for (int i = 0; i < runs.size(); i++) {
+                    List<String> jvmOptions = runs.get(i).isBlank() ? List.of()
+                            : List.of(runs.get(i).trim().split("\\s+"));
+                    Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
+                    out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
+                    out.printf("  its threads: %s%n", raw.topThreads(6));
+                    out.flush();
+                    measureAndPrintApp(out, admin, bootstrap, topics, "bench-" + run + "-" + i, samples,
+                            work.resolve("app-" + i), jvmOptions, raw);
+                }
                 out.flush();
             }
         } finally {
@@ -208,8 +197,32 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
+    private void measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, String appId,
+                                    long samples, Path work, List<String> jvmOptions, Reading raw) throws Exception {
+        Files.createDirectories(work);
+        Reading app = measureApp(admin, bootstrap, topics, appId, samples, work, jvmOptions);
+        long writes = writes(admin, topics, appId);
+        List<String> variant = new ArrayList<>(appSettings);
+        variant.addAll(jvmOptions);
+        out.printf("stream app (exactly-once, %s): %s%n",
+                variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples));
+        out.printf("  its threads: %s%n", app.topThreads(6));
+        out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
+                (double) writes / samples, writesByTopic(admin, topics, appId));
+        out.printf("ratio from JVM start: the stream app reads at %.0f %% of the raw consumer's rate and "
+                + "spends %.1fx its CPU per sample%n", 100.0 * raw.seconds / app.seconds,
+                app.cpuSeconds / raw.cpuSeconds);
+        double perSecond = 10_000.0 * (devices + 1);
+        // no second-half ratio: the raw consumer reads the second half in about a second, too short to measure
+        out.printf("projection at 1 Hz (second-half CPU): 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 "
+                        + "nodes %.2f cores, %,.0f writes/s (live, see docs/deploy.md)%n",
+                perSecond / 10 * app.warmCpuMsPerSample() / 1000, perSecond / 10 * writes / samples,
+                perSecond * app.warmCpuMsPerSample() / 1000, perSecond * writes / samples);
+        out.flush();
+    }
+
     private Reading measureApp(Admin admin, String bootstrap, SizingTopics topics, String appId, long samples,
-                               Path work) throws Exception {
+                               Path work, List<String> appJvmOptions) throws Exception {
         List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
                 appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
                 "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
