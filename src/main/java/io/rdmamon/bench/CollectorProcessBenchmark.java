@@ -25,6 +25,7 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -44,6 +45,7 @@ final class CollectorProcessBenchmark {
     private static final int MLX5_PORTS = 2;
     private static final int ERDMA_DEVICES = 4;
     private static final double TICKS_PER_SEC = 100.0;
+    private static final Pattern TIME_OF_DAY = Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
 
     record Options(Duration interval, Duration warmup, Duration measure, List<String> jvmOptions, boolean fullClassPath,
                    String nodeExporter) {
@@ -233,7 +235,9 @@ final class CollectorProcessBenchmark {
     /** When the first log line holding {@code text} was written, in seconds after {@code startMs}; NaN if none. */
     private static double logSeconds(Path log, String text, long startMs) throws IOException {
         LocalTime start = Instant.ofEpochMilli(startMs).atZone(ZoneId.systemDefault()).toLocalTime();
-        return Files.readAllLines(log).stream().filter(line -> line.contains(text) && line.length() > 12)
+        // lines of the JVM's own logging (-Xlog, a JFR recording given with --jvm) carry no time of day
+        return Files.readAllLines(log).stream()
+                .filter(line -> line.contains(text) && TIME_OF_DAY.matcher(line).lookingAt())
                 .map(line -> LocalTime.parse(line.substring(0, 12))).findFirst()
                 .map(t -> Duration.between(start, t).toMillis() / 1e3).orElse(Double.NaN);
     }

@@ -35,7 +35,9 @@ class SampleJsonTest {
 
     @Test
     void stringsNeedingEscapesAsJackson() {
-        String odd = "q\"b\\s/\b\t\n\f\r\u0000\u001f\u007f é ß \u07ff \u0800 中 \uffff \uD83D\uDE00 \uDE00\uD83D end";
+        // quote, backslash, controls, 2- and 3-byte UTF-8, a surrogate pair, halves in the wrong order
+        String odd = "q\"b\\s/\b\t\n\f\r\u0000\u001f\u007f é ß \u07ff \u0800 中 \uffff"
+                + " \uD83D\uDE00 \uDE00\uD83D end";
         assertSameAsJackson(new PortSample(1, odd, odd, 2, -1, 7, odd, odd, odd, odd, -5L, Double.NaN,
                 Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, -0.0, Map.of(odd, -3L), Map.of(odd, 4L)));
         assertSameAsJackson(new HostIfaceSample(1, odd, odd, 5, 1, 1e300, 4.9e-324, 123456.789, 1e7,
