@@ -1,5 +1,6 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.collector.CollectorJvmOptions;
 import io.rdmamon.collector.CollectorMain;
 import io.rdmamon.collector.eadm.EadmSimScript;
 import io.rdmamon.model.Topics;
@@ -80,7 +81,8 @@ final class CollectorProcessBenchmark {
             long startMs = System.currentTimeMillis();
             try (RecordCounter records = RecordCounter.start(broker.bootstrapServers(), Topics.PORT_SAMPLES);
                  ChildJvm collector = ChildJvm.start(options.jvmOptions(), classPath(options.fullClassPath()),
-                    CollectorMain.class.getName(), work.resolve("collector.log"), args, Map.of());
+                    CollectorMain.class.getName(), work.resolve("collector.log"), args,
+                    CollectorJvmOptions.ENVIRONMENT);
                  NodeExporterProcess exporter = options.nodeExporter().isEmpty() ? null
                          : NodeExporterProcess.start(options.nodeExporter(), exporterTree.root(),
                          work.resolve("node-exporter.log"))) {
@@ -102,7 +104,8 @@ final class CollectorProcessBenchmark {
                                 + "%d counter files; interval %d ms, %d s warm-up (%d passes), %d passes measured%n",
                         MLX5_DEVICES, MLX5_PORTS, ERDMA_DEVICES, files, intervalMs, options.warmup().toSeconds(),
                         ticks, measured);
-                out.printf("  JVM options: %s; class path: %s%n", String.join(" ", options.jvmOptions()),
+                out.printf("  JVM options: %s; environment: %s; class path: %s%n", String.join(" ", options.jvmOptions()),
+                        CollectorJvmOptions.ENVIRONMENT,
                         options.fullClassPath() ? "all of rdmamon's" : "the collector's (target/collector-lib)");
                 out.printf("  %-28s %10s %12s %12s%n", "", "CPU/pass", "resident", "peak");
                 out.printf("  %-28s %7.2f ms %8.1f MiB %8.1f MiB%n", "rdmamon collector", cpu * 1000 / measured,
