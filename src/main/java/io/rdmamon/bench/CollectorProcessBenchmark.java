@@ -104,8 +104,8 @@ final class CollectorProcessBenchmark {
                                 + "%d counter files; interval %d ms, %d s warm-up (%d passes), %d passes measured%n",
                         MLX5_DEVICES, MLX5_PORTS, ERDMA_DEVICES, files, intervalMs, options.warmup().toSeconds(),
                         ticks, measured);
-                out.printf("  JVM options: %s; environment: %s; class path: %s%n", String.join(" ", options.jvmOptions()),
-                        CollectorJvmOptions.ENVIRONMENT,
+                out.printf("  JVM options: %s; environment: %s; class path: %s%n",
+                        String.join(" ", options.jvmOptions()), CollectorJvmOptions.ENVIRONMENT,
                         options.fullClassPath() ? "all of rdmamon's" : "the collector's (target/collector-lib)");
                 out.printf("  %-28s %10s %12s %12s%n", "", "CPU/pass", "resident", "peak");
                 out.printf("  %-28s %7.2f ms %8.1f MiB %8.1f MiB%n", "rdmamon collector", cpu * 1000 / measured,

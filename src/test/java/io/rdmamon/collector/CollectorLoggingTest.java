@@ -22,7 +22,8 @@ class CollectorLoggingTest {
     @Test
     void otherRolesGoOnToLogbackXml() {
         LoggerContext context = new LoggerContext();
-        assertThat(new CollectorLogging().configure(context)).isEqualTo(Configurator.ExecutionStatus.INVOKE_NEXT_IF_ANY);
+        assertThat(new CollectorLogging().configure(context))
+                .isEqualTo(Configurator.ExecutionStatus.INVOKE_NEXT_IF_ANY);
         assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders().hasNext()).isFalse();
     }
 
