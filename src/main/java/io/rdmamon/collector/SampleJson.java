@@ -1,198 +1,187 @@
 package io.rdmamon.collector;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.PortSample;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Map;
 
 /**
- * The collector's records as JSON, written by hand into one reused buffer: the same bytes as {@link
- * io.rdmamon.model.Json} (Jackson) writes for {@link PortSample} and {@link HostIfaceSample} — fields in the order of
- * their {@code @JsonPropertyOrder}, {@code null} written out, an empty {@code errorClasses} left out, doubles as {@link
- * Double#toString}, Jackson's string escapes — which {@code SampleJsonTest} checks against Jackson itself. Why not
- * Jackson: on the node agent, Jackson's databind costs more CPU per record than reading the counters behind it, and
- * its classes cost start-up time and metaspace in every GPU node's collector. Not thread-safe: one per sampling
- * thread.
+ * The collector's records as JSON, written with jackson-core's streaming generator (the same {@link JsonFactory}
+ * defaults and the same UTF-8 writer as {@link io.rdmamon.model.Json}'s mapper) into one reused buffer: the same bytes
+ * as {@link io.rdmamon.model.Json} writes for {@link PortSample} and {@link HostIfaceSample} — fields in the order of
+ * their {@code @JsonPropertyOrder}, {@code null} written out, an empty {@code errorClasses} left out — which {@code
+ * SampleJsonTest} checks against the mapper itself. Why not the mapper: on the node agent, Jackson's databind costs
+ * more CPU per record than reading the counters behind it, and its classes cost start-up time and metaspace (about
+ * 7 MiB resident) in every GPU node's collector; jackson-core alone is a fraction of that. Not thread-safe: one per
+ * sampling thread.
  */
 public final class SampleJson {
-    private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    private static final JsonFactory FACTORY = new JsonFactoryBuilder().rootValueSeparator((String) null).build();
 
-    private byte[] buf = new byte[1024];
-    private int len;
+    private static final SerializedString V = new SerializedString("v");
+    private static final SerializedString NODE = new SerializedString("node");
+    private static final SerializedString DEVICE = new SerializedString("device");
+    private static final SerializedString PORT = new SerializedString("port");
+    private static final SerializedString IFACE = new SerializedString("iface");
+    private static final SerializedString TS = new SerializedString("ts");
+    private static final SerializedString INTERVAL_MS = new SerializedString("intervalMs");
+    private static final SerializedString SOURCE = new SerializedString("source");
+    private static final SerializedString STATE = new SerializedString("state");
+    private static final SerializedString PHYS_STATE = new SerializedString("physState");
+    private static final SerializedString LINK_LAYER = new SerializedString("linkLayer");
+    private static final SerializedString RATE_BYTES = new SerializedString("rateBytesPerSec");
+    private static final SerializedString TX_BYTES = new SerializedString("txBytesPerSec");
+    private static final SerializedString RX_BYTES = new SerializedString("rxBytesPerSec");
+    private static final SerializedString TX_PACKETS = new SerializedString("txPacketsPerSec");
+    private static final SerializedString RX_PACKETS = new SerializedString("rxPacketsPerSec");
+    private static final SerializedString ERRORS = new SerializedString("errors");
+    private static final SerializedString ERROR_CLASSES = new SerializedString("errorClasses");
+
+    /** Each record's bytes, emptied before the next; the generator flushes into it at the end of a record. */
+    private final Buffer out = new Buffer();
+    /**
+     * One generator for every record: records are root values of one stream, with no separator between them. Replaced
+     * after a record that failed half-way, whose object the generator would otherwise still be in.
+     */
+    private JsonGenerator gen = newGenerator();
+
+    private JsonGenerator newGenerator() {
+        try {
+            return FACTORY.createGenerator(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     /** The record of {@code topic rdma.port-samples}. */
     public byte[] portSample(PortSample s) {
-        len = 0;
-        name('{', "v").number(s.v());
-        name(',', "node").string(s.node());
-        name(',', "device").string(s.device());
-        name(',', "port").number(s.port());
-        name(',', "ts").number(s.ts());
-        name(',', "intervalMs").number(s.intervalMs());
-        name(',', "source").string(s.source());
-        name(',', "state").string(s.state());
-        name(',', "physState").string(s.physState());
-        name(',', "linkLayer").string(s.linkLayer());
-        name(',', "rateBytesPerSec").number(s.rateBytesPerSec());
-        name(',', "txBytesPerSec").number(s.txBytesPerSec());
-        name(',', "rxBytesPerSec").number(s.rxBytesPerSec());
-        name(',', "txPacketsPerSec").number(s.txPacketsPerSec());
-        name(',', "rxPacketsPerSec").number(s.rxPacketsPerSec());
-        name(',', "errors").counts(s.errors());
-        if (!s.errorClasses().isEmpty()) {
-            name(',', "errorClasses").counts(s.errorClasses());
+        try {
+            out.reset();
+            gen.writeStartObject();
+            gen.writeFieldName(V);
+            gen.writeNumber(s.v());
+            gen.writeFieldName(NODE);
+            gen.writeString(s.node());
+            gen.writeFieldName(DEVICE);
+            gen.writeString(s.device());
+            gen.writeFieldName(PORT);
+            gen.writeNumber(s.port());
+            gen.writeFieldName(TS);
+            gen.writeNumber(s.ts());
+            gen.writeFieldName(INTERVAL_MS);
+            gen.writeNumber(s.intervalMs());
+            gen.writeFieldName(SOURCE);
+            gen.writeString(s.source());
+            gen.writeFieldName(STATE);
+            gen.writeString(s.state());
+            gen.writeFieldName(PHYS_STATE);
+            gen.writeString(s.physState());
+            gen.writeFieldName(LINK_LAYER);
+            gen.writeString(s.linkLayer());
+            gen.writeFieldName(RATE_BYTES);
+            number(s.rateBytesPerSec());
+            gen.writeFieldName(TX_BYTES);
+            number(s.txBytesPerSec());
+            gen.writeFieldName(RX_BYTES);
+            number(s.rxBytesPerSec());
+            gen.writeFieldName(TX_PACKETS);
+            number(s.txPacketsPerSec());
+            gen.writeFieldName(RX_PACKETS);
+            number(s.rxPacketsPerSec());
+            gen.writeFieldName(ERRORS);
+            counts(s.errors());
+            if (!s.errorClasses().isEmpty()) {
+                gen.writeFieldName(ERROR_CLASSES);
+                counts(s.errorClasses());
+            }
+            return end();
+        } catch (IOException e) {
+            gen = newGenerator();
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            gen = newGenerator();
+            throw e;
         }
-        return end();
     }
 
     /** The record of {@code topic rdma.host-samples}. */
     public byte[] hostSample(HostIfaceSample s) {
-        len = 0;
-        name('{', "v").number(s.v());
-        name(',', "node").string(s.node());
-        name(',', "iface").string(s.iface());
-        name(',', "ts").number(s.ts());
-        name(',', "intervalMs").number(s.intervalMs());
-        name(',', "txBytesPerSec").number(s.txBytesPerSec());
-        name(',', "rxBytesPerSec").number(s.rxBytesPerSec());
-        name(',', "txPacketsPerSec").number(s.txPacketsPerSec());
-        name(',', "rxPacketsPerSec").number(s.rxPacketsPerSec());
-        name(',', "errors").counts(s.errors());
-        return end();
+        try {
+            out.reset();
+            gen.writeStartObject();
+            gen.writeFieldName(V);
+            gen.writeNumber(s.v());
+            gen.writeFieldName(NODE);
+            gen.writeString(s.node());
+            gen.writeFieldName(IFACE);
+            gen.writeString(s.iface());
+            gen.writeFieldName(TS);
+            gen.writeNumber(s.ts());
+            gen.writeFieldName(INTERVAL_MS);
+            gen.writeNumber(s.intervalMs());
+            gen.writeFieldName(TX_BYTES);
+            number(s.txBytesPerSec());
+            gen.writeFieldName(RX_BYTES);
+            number(s.rxBytesPerSec());
+            gen.writeFieldName(TX_PACKETS);
+            number(s.txPacketsPerSec());
+            gen.writeFieldName(RX_PACKETS);
+            number(s.rxPacketsPerSec());
+            gen.writeFieldName(ERRORS);
+            counts(s.errors());
+            return end();
+        } catch (IOException e) {
+            gen = newGenerator();
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            gen = newGenerator();
+            throw e;
+        }
     }
 
-    private byte[] end() {
-        put('}');
-        return Arrays.copyOf(buf, len);
+    private byte[] end() throws IOException {
+        gen.writeEndObject();
+        gen.flush();
+        return out.toByteArray();
     }
 
-    private SampleJson name(char before, String name) {
-        put(before);
-        string(name);
-        put(':');
-        return this;
-    }
-
-    private void counts(Map<String, Long> counts) {
-        put('{');
-        boolean first = true;
+    private void counts(Map<String, Long> counts) throws IOException {
+        gen.writeStartObject();
         for (Map.Entry<String, Long> e : counts.entrySet()) {
-            if (!first) {
-                put(',');
-            }
-            first = false;
-            string(e.getKey());
-            put(':');
+            gen.writeFieldName(e.getKey());
             number(e.getValue());
         }
-        put('}');
+        gen.writeEndObject();
     }
 
-    private void number(long value) {
-        ascii(Long.toString(value));
-    }
-
-    private void number(Long value) {
+    private void number(Long value) throws IOException {
         if (value == null) {
-            ascii("null");
+            gen.writeNull();
         } else {
-            number(value.longValue());
+            gen.writeNumber(value.longValue());
         }
     }
 
-    /** As Jackson: a finite double as {@link Double#toString}, NaN and the infinities as strings. */
-    private void number(Double value) {
+    /** As the mapper: a double through the generator (NaN and the infinities quoted, by the factory's default). */
+    private void number(Double value) throws IOException {
         if (value == null) {
-            ascii("null");
-        } else if (Double.isFinite(value)) {
-            ascii(Double.toString(value));
+            gen.writeNull();
         } else {
-            string(Double.toString(value));
+            gen.writeNumber(value.doubleValue());
         }
     }
 
-    /**
-     * Jackson's escapes: {@code "} and {@code \}, short forms for \b \t \n \f \r, {@code \}{@code uXXXX} for other
-     * control characters and for surrogates; the rest as UTF-8.
-     */
-    private void string(String value) {
-        if (value == null) {
-            ascii("null");
-            return;
+    /** A byte buffer kept from record to record; {@code flush()} and {@code close()} do nothing. */
+    private static final class Buffer extends ByteArrayOutputStream {
+        Buffer() {
+            super(1024);
         }
-        put('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                put('\\');
-                put(c);
-            } else if (c >= 0x20 && c < 0x80) {
-                put(c);
-            } else if (c < 0x20) {
-                escapeControl(c);
-            } else if (Character.isSurrogate(c)) {
-                // Jackson 2.21 escapes each half of a pair (and a lone half) rather than writing 4-byte UTF-8
-                unicodeEscape(c);
-            } else {
-                utf8(c);
-            }
-        }
-        put('"');
-    }
-
-    private void escapeControl(char c) {
-        char shortForm = switch (c) {
-            case '\b' -> 'b';
-            case '\t' -> 't';
-            case '\n' -> 'n';
-            case '\f' -> 'f';
-            case '\r' -> 'r';
-            default -> 0;
-        };
-        if (shortForm == 0) {
-            unicodeEscape(c);
-        } else {
-            put('\\');
-            put(shortForm);
-        }
-    }
-
-    private void unicodeEscape(char c) {
-        put('\\');
-        put('u');
-        putByte(HEX[c >> 12]);
-        putByte(HEX[(c >> 8) & 0xF]);
-        putByte(HEX[(c >> 4) & 0xF]);
-        putByte(HEX[c & 0xF]);
-    }
-
-    /** A character of the basic plane, not a surrogate, from U+0080 on, in UTF-8. */
-    private void utf8(char c) {
-        if (c < 0x800) {
-            putByte((byte) (0xC0 | (c >> 6)));
-        } else {
-            putByte((byte) (0xE0 | (c >> 12)));
-            putByte((byte) (0x80 | ((c >> 6) & 0x3F)));
-        }
-        putByte((byte) (0x80 | (c & 0x3F)));
-    }
-
-    private void ascii(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            put(text.charAt(i));
-        }
-    }
-
-    private void put(char c) {
-        putByte((byte) c);
-    }
-
-    private void putByte(byte b) {
-        if (len == buf.length) {
-            buf = Arrays.copyOf(buf, buf.length * 2);
-        }
-        buf[len++] = b;
     }
 }

@@ -12,7 +12,10 @@ import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The hand-written encoder writes the very bytes Jackson writes: the record schemas are public contracts. */
+/**
+ * The collector's encoder (jackson-core's generator alone) writes the very bytes Jackson's mapper writes: the record
+ * schemas are public contracts.
+ */
 class SampleJsonTest {
     private final SampleJson json = new SampleJson();
 
