@@ -2,9 +2,9 @@ package io.rdmamon.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.collector.CollectorConfig;
+import io.rdmamon.collector.SampleJson;
 import io.rdmamon.collector.sysfs.SysfsPass;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
-import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.sim.SysfsTreeWriter;
 import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
@@ -37,6 +37,7 @@ public final class CollectorBenchmark {
             SysfsPortSource source = new SysfsPortSource(root, "bench-node", null, null, new SimpleMeterRegistry(), true,
                     CollectorConfig.DEFAULT_SYSFS_RESCAN_MS);
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            SampleJson json = new SampleJson();
             long bytes = 0;
             int records = 0;
             long cpu = 0;
@@ -53,7 +54,7 @@ public final class CollectorBenchmark {
                 SysfsPass pass = source.sample(System.currentTimeMillis(), System.nanoTime());
                 byte[][] encoded = new byte[pass.samples().size()][];
                 for (int s = 0; s < encoded.length; s++) {
-                    encoded[s] = Json.toBytes(pass.samples().get(s));
+                    encoded[s] = json.portSample(pass.samples().get(s));
                 }
                 long cpuUsed = threads.getCurrentThreadCpuTime() - cpu0;
                 long wallUsed = System.nanoTime() - wall0;

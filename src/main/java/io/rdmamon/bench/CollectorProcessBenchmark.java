@@ -1,5 +1,6 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.collector.CollectorJvmOptions;
 import io.rdmamon.collector.CollectorMain;
 import io.rdmamon.collector.eadm.EadmSimScript;
 import io.rdmamon.model.Topics;
@@ -25,6 +26,7 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -44,6 +46,7 @@ final class CollectorProcessBenchmark {
     private static final int MLX5_PORTS = 2;
     private static final int ERDMA_DEVICES = 4;
     private static final double TICKS_PER_SEC = 100.0;
+    private static final Pattern TIME_OF_DAY = Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
 
     record Options(Duration interval, Duration warmup, Duration measure, List<String> jvmOptions, boolean fullClassPath,
                    String nodeExporter) {
@@ -78,7 +81,8 @@ final class CollectorProcessBenchmark {
             long startMs = System.currentTimeMillis();
             try (RecordCounter records = RecordCounter.start(broker.bootstrapServers(), Topics.PORT_SAMPLES);
                  ChildJvm collector = ChildJvm.start(options.jvmOptions(), classPath(options.fullClassPath()),
-                    CollectorMain.class.getName(), work.resolve("collector.log"), args, Map.of());
+                    CollectorMain.class.getName(), work.resolve("collector.log"), args,
+                    CollectorJvmOptions.ENVIRONMENT);
                  NodeExporterProcess exporter = options.nodeExporter().isEmpty() ? null
                          : NodeExporterProcess.start(options.nodeExporter(), exporterTree.root(),
                          work.resolve("node-exporter.log"))) {
@@ -100,7 +104,8 @@ final class CollectorProcessBenchmark {
                                 + "%d counter files; interval %d ms, %d s warm-up (%d passes), %d passes measured%n",
                         MLX5_DEVICES, MLX5_PORTS, ERDMA_DEVICES, files, intervalMs, options.warmup().toSeconds(),
                         ticks, measured);
-                out.printf("  JVM options: %s; class path: %s%n", String.join(" ", options.jvmOptions()),
+                out.printf("  JVM options: %s; environment: %s; class path: %s%n",
+                        String.join(" ", options.jvmOptions()), CollectorJvmOptions.ENVIRONMENT,
                         options.fullClassPath() ? "all of rdmamon's" : "the collector's (target/collector-lib)");
                 out.printf("  %-28s %10s %12s %12s%n", "", "CPU/pass", "resident", "peak");
                 out.printf("  %-28s %7.2f ms %8.1f MiB %8.1f MiB%n", "rdmamon collector", cpu * 1000 / measured,
@@ -233,7 +238,9 @@ final class CollectorProcessBenchmark {
     /** When the first log line holding {@code text} was written, in seconds after {@code startMs}; NaN if none. */
     private static double logSeconds(Path log, String text, long startMs) throws IOException {
         LocalTime start = Instant.ofEpochMilli(startMs).atZone(ZoneId.systemDefault()).toLocalTime();
-        return Files.readAllLines(log).stream().filter(line -> line.contains(text) && line.length() > 12)
+        // lines of the JVM's own logging (-Xlog, a JFR recording given with --jvm) carry no time of day
+        return Files.readAllLines(log).stream()
+                .filter(line -> line.contains(text) && TIME_OF_DAY.matcher(line).lookingAt())
                 .map(line -> LocalTime.parse(line.substring(0, 12))).findFirst()
                 .map(t -> Duration.between(start, t).toMillis() / 1e3).orElse(Double.NaN);
     }

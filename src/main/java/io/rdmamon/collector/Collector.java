@@ -12,7 +12,6 @@ import io.rdmamon.collector.sysfs.SysfsPass;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.collector.sysfs.SysfsUnavailableException;
 import io.rdmamon.model.HostIfaceSample;
-import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +48,7 @@ public final class Collector implements AutoCloseable {
     private final EadmSupervisor eadm;
     private final EadmCrossCheck crossCheck;
     private final EadmPortSamples eadmSamples = new EadmPortSamples();
+    private final SampleJson json = new SampleJson();
     private final SampleSink sink;
     private final Clock clock;
     private final long noDeviceWarnIntervalMs;
@@ -92,12 +92,13 @@ public final class Collector implements AutoCloseable {
         }
     }
 
+    /** Called by one thread at a time (the schedule's), like {@link #pass()}: the JSON encoder is reused. */
     public void publish(Pass pass) {
         for (PortSample s : pass.ports()) {
-            sink.publish(portTopic, s.key(), s.ts(), Json.toBytes(s));
+            sink.publish(portTopic, s.key(), s.ts(), json.portSample(s));
         }
         for (HostIfaceSample s : pass.hosts()) {
-            sink.publish(hostTopic, s.key(), s.ts(), Json.toBytes(s));
+            sink.publish(hostTopic, s.key(), s.ts(), json.hostSample(s));
         }
     }
 

@@ -12,7 +12,6 @@ import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.config.Durations;
 import io.rdmamon.metrics.MetricsEndpoint;
-import io.rdmamon.model.Json;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +22,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -106,8 +106,10 @@ public final class CollectorCommand implements Callable<Integer> {
                 collector.pass();
                 Thread.sleep(config.intervalMs());
                 Collector.Pass second = collector.pass();
-                second.ports().forEach(s -> out.println(Json.toString(s)));
-                second.hosts().forEach(s -> out.println(Json.toString(s)));
+                // the bytes the collector would publish
+                SampleJson json = new SampleJson();
+                second.ports().forEach(s -> out.println(new String(json.portSample(s), StandardCharsets.UTF_8)));
+                second.hosts().forEach(s -> out.println(new String(json.hostSample(s), StandardCharsets.UTF_8)));
                 out.flush();
             } finally {
                 collector.close();

@@ -13,6 +13,8 @@ public final class CollectorMain {
     }
 
     public static void main(String[] args) {
+        // before any logger exists: the collector's logging is set up in code, not from logback.xml
+        System.setProperty(CollectorLogging.PROPERTY, CollectorLogging.COLLECTOR);
         System.exit(Main.withConfigErrors(new CommandLine(new CollectorCommand())).execute(args));
     }
 }

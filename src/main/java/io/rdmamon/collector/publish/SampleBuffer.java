@@ -105,12 +105,16 @@ final class SampleBuffer {
             }
             long seq = nextSeq++;
             append(record, seq);
+            // with records in memory already, a waiting sender waits for the in-flight window, not for this one
+            boolean senderMayWait = memory.isEmpty();
             memory.addLast(record);
             memoryBytes += record.sizeBytes();
             while (memoryBytes + inFlightBytes + retryBytes > memoryMaxBytes && !memory.isEmpty()) {
                 evictOldest();
             }
-            changed.signalAll();
+            if (senderMayWait) {
+                changed.signalAll();
+            }
             return true;
         } finally {
             lock.unlock();
@@ -290,9 +294,14 @@ final class SampleBuffer {
         try {
             PendingRecord record = inFlight.remove(seq);
             if (record != null) {
+                // only a full window holds the sender back: waking it on every acknowledgement cost the collector
+                // a dozen thread wake-ups per pass
+                boolean windowWasFull = inFlightBytes >= inFlightMaxBytes;
                 inFlightBytes -= record.sizeBytes();
                 lastProgressMs = System.currentTimeMillis();
-                changed.signalAll();
+                if (windowWasFull) {
+                    changed.signalAll();
+                }
             }
             return record;
         } finally {
