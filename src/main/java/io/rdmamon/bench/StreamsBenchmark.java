@@ -4,6 +4,7 @@ import io.rdmamon.model.RecordParser;
 import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.JvmOptionsFile;
 import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -41,6 +42,9 @@ import java.util.stream.Collectors;
         description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
                 + "backlog (README, Figures).")
 public final class StreamsBenchmark implements Callable<Integer> {
+    /** The options the launcher and the server image give the stream app: the app is measured with them. */
+    static final String SERVER_JVM_OPTIONS = "/server/jvm.options";
+
     @Option(names = "--nodes", defaultValue = "250", description = "GPU nodes (default ${DEFAULT-VALUE}).")
     int nodes;
 
@@ -71,7 +75,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
     List<String> appSettings = new ArrayList<>();
 
     @Option(names = "--compare-jvm-options", paramLabel = "OPTIONS", description = "Also run the app with these JVM "
-            + "options (space-separated; repeatable, one variant each), e.g. '-XX:TieredStopAtLevel=1'. Each run, the "
+            + "options (space-separated, after server/jvm.options; repeatable, one variant each), e.g. "
+            + "'-XX:TieredStopAtLevel=1' or '-XX:-UseParallelGC -XX:+UseG1GC'. Each run, the "
             + "defaults' included, follows a raw consumer run of its own, so each ratio is taken side by side.")
     List<String> variants = new ArrayList<>();
 
@@ -229,7 +234,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
         args.addAll(topics.streamsSettings());
         appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
-        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap));
+        List<String> jvmOptions = new ArrayList<>(JvmOptionsFile.load(SERVER_JVM_OPTIONS));
+        jvmOptions.add("-Xmx" + heap);
         jvmOptions.addAll(appJvmOptions);
         try (ChildJvm app = ChildJvm.start(jvmOptions, System.getProperty("java.class.path"), "io.rdmamon.cli.Main",
                 work.resolve("streams.log"), args, Map.of())) {

@@ -1,12 +1,9 @@
 package io.rdmamon.collector;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import io.rdmamon.support.JvmOptionsFile;
+
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The JVM options the collector runs with, from {@code collector/jvm.options} on the class path: one file read by the
@@ -26,15 +23,6 @@ public final class CollectorJvmOptions {
 
     /** The options, in order; {@code #} starts a comment, as in a java argument file. */
     public static List<String> load() {
-        try (InputStream in = CollectorJvmOptions.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is not on the class path");
-            }
-            return Stream.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"))
-                    .map(line -> line.replaceAll("#.*", "").trim()).filter(line -> !line.isEmpty())
-                    .flatMap(line -> Stream.of(line.split("\\s+"))).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return JvmOptionsFile.load(RESOURCE);
     }
 }
