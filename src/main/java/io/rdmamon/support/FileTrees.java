@@ -25,8 +25,14 @@ public final class FileTrees {
         }
     }
 
-    /** Bytes in the regular files below {@code root}; files that vanish while counting count as 0. */
+    /**
+     * Bytes in the regular files below {@code root}; files that vanish while counting count as 0, and so does a root
+     * that was never created (a stream app whose stores are all in memory).
+     */
     public static long sizeBytes(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return 0;
+        }
         try (Stream<Path> paths = Files.walk(root)) {
             return paths.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
