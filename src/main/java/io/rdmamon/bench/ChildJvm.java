@@ -1,5 +1,6 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.support.JvmOptionsFile;
 import io.rdmamon.support.Processes;
 
 import java.io.IOException;
@@ -24,6 +25,8 @@ final class ChildJvm implements AutoCloseable {
     /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
     private static final double CLOCK_TICKS_PER_SEC = 100.0;
     /** The last line of {@code jcmd GC.class_histogram}: instances and bytes of all live objects. */
+    /** The JVM options of the server roles in the launcher and the server image. */
+    static final String SERVER_JVM_OPTIONS = "/server/jvm.options";
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
 
     private final Process process;
@@ -43,6 +46,18 @@ final class ChildJvm implements AutoCloseable {
     static ChildJvm start(String maxHeap, Path log, List<String> args, Map<String, String> env) throws IOException {
         return start(List.of("-Xmx" + maxHeap), System.getProperty("java.class.path"), "io.rdmamon.cli.Main", log,
                 args, env);
+    }
+
+    /**
+     * Starts the server role {@code rdmamon ARGS} as the launcher and the server image run it: with
+     * {@code server/jvm.options}, the given max heap, then {@code extraOptions}.
+     */
+    static ChildJvm startServerRole(String maxHeap, Path log, List<String> args, List<String> extraOptions)
+            throws IOException {
+        List<String> options = new ArrayList<>(JvmOptionsFile.load(SERVER_JVM_OPTIONS));
+        options.add("-Xmx" + maxHeap);
+        options.addAll(extraOptions);
+        return start(options, System.getProperty("java.class.path"), "io.rdmamon.cli.Main", log, args, Map.of());
     }
 
     /** Starts {@code mainClass ARGS} with the given JVM options and class path; output goes to {@code log}. */

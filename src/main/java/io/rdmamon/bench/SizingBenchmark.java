@@ -149,7 +149,7 @@ public final class SizingBenchmark implements Callable<Integer> {
         List<String> inputs = List.of(topics.portSamples(), topics.hostSamples(), topics.jobs());
         // caught up: less than two seconds of records behind
         long closeEnough = 2 * load.recordsPerSecond();
-        try (ChildJvm app = ChildJvm.start(heap, work.resolve("streams.log"), args)) {
+        try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args, List.of())) {
             long t0 = System.nanoTime();
             // --live 0: the backlog alone, read to its end (for sizes this machine cannot run live)
             long consumed = awaitLagBelow(admin, appId, inputs, app, liveSeconds > 0 ? closeEnough : 1);
@@ -219,7 +219,7 @@ public final class SizingBenchmark implements Callable<Integer> {
                     "--set", "kafka.group.id=" + group, "--set", "metrics.port=-1"));
             args.addAll(influxSettings);
             args.addAll(topics.sinkSettings());
-            try (ChildJvm sinkJvm = ChildJvm.start(heap, work.resolve("sink.log"), args)) {
+            try (ChildJvm sinkJvm = ChildJvm.startServerRole(heap, work.resolve("sink.log"), args, List.of())) {
                 long t0 = System.nanoTime();
                 double influxCpuBefore = ChildJvm.cpuSeconds(influx.pid());
                 records = awaitLagBelow(admin, group, topics.sinkInputs(), sinkJvm, 1);

@@ -4,7 +4,6 @@ import io.rdmamon.model.RecordParser;
 import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
-import io.rdmamon.support.JvmOptionsFile;
 import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -42,8 +41,6 @@ import java.util.stream.Collectors;
         description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
                 + "backlog (README, Figures).")
 public final class StreamsBenchmark implements Callable<Integer> {
-    /** The options the launcher and the server image give the stream app: the app is measured with them. */
-    static final String SERVER_JVM_OPTIONS = "/server/jvm.options";
 
     @Option(names = "--nodes", defaultValue = "250", description = "GPU nodes (default ${DEFAULT-VALUE}).")
     int nodes;
@@ -234,11 +231,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
         args.addAll(topics.streamsSettings());
         appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
-        List<String> jvmOptions = new ArrayList<>(JvmOptionsFile.load(SERVER_JVM_OPTIONS));
-        jvmOptions.add("-Xmx" + heap);
-        jvmOptions.addAll(appJvmOptions);
-        try (ChildJvm app = ChildJvm.start(jvmOptions, System.getProperty("java.class.path"), "io.rdmamon.cli.Main",
-                work.resolve("streams.log"), args, Map.of())) {
+        try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args, appJvmOptions)) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
             Half half = null;
