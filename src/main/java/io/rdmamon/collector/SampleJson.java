@@ -62,9 +62,7 @@ public final class SampleJson {
 
     /** The record of {@code topic rdma.port-samples}. */
     public byte[] portSample(PortSample s) {
-        try {
-            out.reset();
-            gen.writeStartObject();
+        return record(() -> {
             gen.writeFieldName(V);
             gen.writeNumber(s.v());
             gen.writeFieldName(NODE);
@@ -87,35 +85,17 @@ public final class SampleJson {
             gen.writeString(s.linkLayer());
             gen.writeFieldName(RATE_BYTES);
             number(s.rateBytesPerSec());
-            gen.writeFieldName(TX_BYTES);
-            number(s.txBytesPerSec());
-            gen.writeFieldName(RX_BYTES);
-            number(s.rxBytesPerSec());
-            gen.writeFieldName(TX_PACKETS);
-            number(s.txPacketsPerSec());
-            gen.writeFieldName(RX_PACKETS);
-            number(s.rxPacketsPerSec());
-            gen.writeFieldName(ERRORS);
-            counts(s.errors());
+            ratesAndErrors(s.txBytesPerSec(), s.rxBytesPerSec(), s.txPacketsPerSec(), s.rxPacketsPerSec(), s.errors());
             if (!s.errorClasses().isEmpty()) {
                 gen.writeFieldName(ERROR_CLASSES);
                 counts(s.errorClasses());
             }
-            return end();
-        } catch (IOException e) {
-            gen = newGenerator();
-            throw new UncheckedIOException(e);
-        } catch (RuntimeException e) {
-            gen = newGenerator();
-            throw e;
-        }
+        });
     }
 
     /** The record of {@code topic rdma.host-samples}. */
     public byte[] hostSample(HostIfaceSample s) {
-        try {
-            out.reset();
-            gen.writeStartObject();
+        return record(() -> {
             gen.writeFieldName(V);
             gen.writeNumber(s.v());
             gen.writeFieldName(NODE);
@@ -126,16 +106,23 @@ public final class SampleJson {
             gen.writeNumber(s.ts());
             gen.writeFieldName(INTERVAL_MS);
             gen.writeNumber(s.intervalMs());
-            gen.writeFieldName(TX_BYTES);
-            number(s.txBytesPerSec());
-            gen.writeFieldName(RX_BYTES);
-            number(s.rxBytesPerSec());
-            gen.writeFieldName(TX_PACKETS);
-            number(s.txPacketsPerSec());
-            gen.writeFieldName(RX_PACKETS);
-            number(s.rxPacketsPerSec());
-            gen.writeFieldName(ERRORS);
-            counts(s.errors());
+            ratesAndErrors(s.txBytesPerSec(), s.rxBytesPerSec(), s.txPacketsPerSec(), s.rxPacketsPerSec(), s.errors());
+        });
+    }
+
+    private interface Fields {
+        void write() throws IOException;
+    }
+
+    /**
+     * One JSON object with {@code fields} into the reused buffer. A record that fails half-way leaves the generator
+     * inside its object, so the generator is replaced before the failure goes on.
+     */
+    private byte[] record(Fields fields) {
+        try {
+            out.reset();
+            gen.writeStartObject();
+            fields.write();
             return end();
         } catch (IOException e) {
             gen = newGenerator();
@@ -144,6 +131,21 @@ public final class SampleJson {
             gen = newGenerator();
             throw e;
         }
+    }
+
+    /** The fields both records end with, in the contract's order. */
+    private void ratesAndErrors(Double tx, Double rx, Double txPackets, Double rxPackets, Map<String, Long> errors)
+            throws IOException {
+        gen.writeFieldName(TX_BYTES);
+        number(tx);
+        gen.writeFieldName(RX_BYTES);
+        number(rx);
+        gen.writeFieldName(TX_PACKETS);
+        number(txPackets);
+        gen.writeFieldName(RX_PACKETS);
+        number(rxPackets);
+        gen.writeFieldName(ERRORS);
+        counts(errors);
     }
 
     private byte[] end() throws IOException {
