@@ -25,9 +25,10 @@ final class ChildJvm implements AutoCloseable {
     /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
     private static final double CLOCK_TICKS_PER_SEC = 100.0;
     /** The last line of {@code jcmd GC.class_histogram}: instances and bytes of all live objects. */
-    /** The JVM options of the server roles in the launcher and the server image. */
-    static final String SERVER_JVM_OPTIONS = "/server/jvm.options";
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
+
+    /** The JVM options of the server roles in the launcher and the server image. */
+    private static final String SERVER_JVM_OPTIONS = "/server/jvm.options";
 
     private final Process process;
     private final Path log;

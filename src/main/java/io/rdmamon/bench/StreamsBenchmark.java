@@ -41,7 +41,6 @@ import java.util.stream.Collectors;
         description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
                 + "backlog (README, Figures).")
 public final class StreamsBenchmark implements Callable<Integer> {
-
     @Option(names = "--nodes", defaultValue = "250", description = "GPU nodes (default ${DEFAULT-VALUE}).")
     int nodes;
 

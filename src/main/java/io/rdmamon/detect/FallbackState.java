@@ -2,6 +2,7 @@ package io.rdmamon.detect;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
+import io.rdmamon.jobs.Holder;
 
 import java.util.Map;
 import java.util.Set;
@@ -42,6 +43,10 @@ final class FallbackState {
         s.job = job;
         s.namespace = namespace;
         return s;
+    }
+
+    static FallbackState of(Holder holder) {
+        return of(holder.uid(), holder.job(), holder.namespace());
     }
 
     Subject subject() {

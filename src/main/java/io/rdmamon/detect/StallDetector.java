@@ -96,7 +96,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         boolean restarted = state != null && JobLifecycle.restarted(job,
                 state.phase == Phase.ENDED ? state.endedAt : null, state.generation);
         StallState next = state == null || restarted ? StallState.of(job.uid(), job.job(), job.namespace()) : state;
-        next.generation = StallState.generation(job);
+        next.generation = JobLifecycle.generation(job);
         next.job = job.job();
         next.namespace = job.namespace();
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);

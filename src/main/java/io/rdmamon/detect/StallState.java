@@ -3,11 +3,9 @@ package io.rdmamon.detect;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import io.rdmamon.jobs.Holder;
-import io.rdmamon.model.JobRecord;
 
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * One job's activity as {@link StallDetector} follows it. Mutable on purpose: it is read, updated and written back
@@ -59,11 +57,6 @@ final class StallState {
 
     static StallState of(Holder holder) {
         return of(holder.uid(), holder.job(), holder.namespace());
-    }
-
-    static String generation(JobRecord job) {
-        return job.ranks().stream().map(r -> r.rank() + "@" + r.pod() + "@" + r.node()).sorted()
-                .collect(Collectors.joining(","));
     }
 
     Subject subject() {

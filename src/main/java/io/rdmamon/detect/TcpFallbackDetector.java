@@ -81,8 +81,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
             host(state, event.host(), ts);
         } else {
             JobSample js = event.port();
-            state = state == null ? FallbackState.of(js.holder().uid(), js.holder().job(), js.holder().namespace())
-                    : state;
+            state = state == null ? FallbackState.of(js.holder()) : state;
             port(state, js, ts);
         }
         state.now = Math.max(state.now, ts);
@@ -121,7 +120,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
         boolean restarted = state != null && JobLifecycle.restarted(job, state.endedAt, state.generation);
         FallbackState next = state == null || restarted ? FallbackState.of(job.uid(), job.job(), job.namespace())
                 : state;
-        next.generation = StallState.generation(job);
+        next.generation = JobLifecycle.generation(job);
         next.job = job.job();
         next.namespace = job.namespace();
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);
