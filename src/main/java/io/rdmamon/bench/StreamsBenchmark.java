@@ -2,6 +2,7 @@ package io.rdmamon.bench;
 
 import io.rdmamon.model.RecordParser;
 import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.streams.StreamsCommand;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
 import io.rdmamon.support.KafkaOffsets;
@@ -36,6 +37,8 @@ import java.util.stream.Collectors;
  * stream app (exactly-once, its default settings) works through it. Both run as JVMs of their own, measured from
  * their start to the last record, CPU from /proc (all threads). Kafka writes per sample are the end offsets of every
  * topic the app wrote (outputs, repartition and changelog topics, transaction markers included) over the samples.
+ * Each app was started once before the backlog was written (a deployed app restarting onto a backlog): its
+ * first-ever start, which creates its internal topics, is printed on its own.
  */
 @Command(name = "streams", mixinStandardHelpOptions = true,
         description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
@@ -94,6 +97,15 @@ public final class StreamsBenchmark implements Callable<Integer> {
             String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 topics.createInputs(admin, partitions);
+                List<String> runs = new ArrayList<>(List.of(""));
+                runs.addAll(variants);
+                for (int i = 0; i < runs.size(); i++) {
+                    double seconds = firstStart(bootstrap, topics, appId(run, i), work.resolve("app-" + i),
+                            jvmOptions(runs.get(i)));
+                    out.printf("first start of app %d on the empty topics (creates its internal topics): running "
+                            + "after %.1f s%n", i, seconds);
+                    out.flush();
+                }
                 long now = System.currentTimeMillis() / 1000 * 1000;
                 long samples;
                 try (SizingLoad load = SizingLoad.create(nodes, devices, 8, now - seconds * 1000L, topics,
@@ -109,16 +121,13 @@ public final class StreamsBenchmark implements Callable<Integer> {
                         Runtime.getRuntime().availableProcessors());
                 out.flush();
 
-                List<String> runs = new ArrayList<>(List.of(""));
-                runs.addAll(variants);
                 for (int i = 0; i < runs.size(); i++) {
-                    List<String> jvmOptions = runs.get(i).isBlank() ? List.of()
-                            : List.of(runs.get(i).trim().split("\\s+"));
+                    List<String> jvmOptions = jvmOptions(runs.get(i));
                     Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
                     out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
                     out.printf("  its threads: %s%n", raw.topThreads(6));
                     out.flush();
-                    measureAndPrintApp(out, admin, bootstrap, topics, "bench-" + run + "-" + i, samples,
+                    measureAndPrintApp(out, admin, bootstrap, topics, appId(run, i), samples,
                             work.resolve("app-" + i), jvmOptions, raw);
                 }
                 out.flush();
@@ -169,6 +178,46 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
+    private static String appId(String run, int variant) {
+        return "bench-" + run + "-" + variant;
+    }
+
+    private static List<String> jvmOptions(String variant) {
+        return variant.isBlank() ? List.of() : List.of(variant.trim().split("\\s+"));
+    }
+
+    /**
+     * Starts the app once before the backlog exists and stops it when it runs: its first start creates its 20-odd
+     * internal topics (seconds on one broker), which a deployed app that falls behind or restarts onto a backlog has
+     * already done. Nothing is consumed, so the measured run starts from the backlog's first record.
+     */
+    private double firstStart(String bootstrap, SizingTopics topics, String appId, Path work, List<String> jvmOptions)
+            throws Exception {
+        Files.createDirectories(work);
+        Path log = work.resolve("first-start.log");
+        try (ChildJvm app = ChildJvm.startServerRole(heap, log, appArgs(bootstrap, topics, appId, work), jvmOptions)) {
+            long t0 = System.nanoTime();
+            long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (!Files.readString(log).contains(StreamsCommand.RUNNING)) {
+                app.checkAlive();
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the stream app did not start in " + timeoutSeconds + " s");
+                }
+                Thread.sleep(50);
+            }
+            return (System.nanoTime() - t0) / 1e9;
+        }
+    }
+
+    private List<String> appArgs(String bootstrap, SizingTopics topics, String appId, Path work) {
+        List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
+                appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
+                "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
+        args.addAll(topics.streamsSettings());
+        appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
+        return args;
+    }
+
     private Reading measureRaw(String bootstrap, List<String> sampleTopics, long samples, Path work)
             throws Exception {
         Path log = work.resolve("raw.log");
@@ -201,15 +250,19 @@ public final class StreamsBenchmark implements Callable<Integer> {
     private void measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, String appId,
                                     long samples, Path work, List<String> jvmOptions, Reading raw) throws Exception {
         Files.createDirectories(work);
+        // the output topics are shared by every variant's run: count what this run added
+        Map<String, Long> before = endOffsetsByTopic(admin, topics, appId);
         Reading app = measureApp(admin, bootstrap, topics, appId, samples, work, jvmOptions);
-        long writes = writes(admin, topics, appId);
+        Map<String, Long> written = endOffsetsByTopic(admin, topics, appId);
+        written.replaceAll((topic, end) -> end - before.getOrDefault(topic, 0L));
+        long writes = written.values().stream().mapToLong(Long::longValue).sum();
         List<String> variant = new ArrayList<>(appSettings);
         variant.addAll(jvmOptions);
         out.printf("stream app (exactly-once, %s): %s%n",
                 variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples));
         out.printf("  its threads: %s%n", app.topThreads(6));
         out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
-                (double) writes / samples, writesByTopic(admin, topics, appId));
+                (double) writes / samples, writesByTopic(written, appId));
         out.printf("ratio from JVM start: the stream app reads at %.0f %% of the raw consumer's rate and "
                 + "spends %.1fx its CPU per sample%n", 100.0 * raw.seconds / app.seconds,
                 app.cpuSeconds / raw.cpuSeconds);
@@ -224,11 +277,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
 
     private Reading measureApp(Admin admin, String bootstrap, SizingTopics topics, String appId, long samples,
                                Path work, List<String> appJvmOptions) throws Exception {
-        List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
-                appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
-                "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
-        args.addAll(topics.streamsSettings());
-        appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
+        List<String> args = appArgs(bootstrap, topics, appId, work);
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
         try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args, appJvmOptions)) {
             long t0 = System.nanoTime();
@@ -252,13 +301,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    /** Records (and transaction markers) the app wrote: its outputs and its internal topics. */
-    private static long writes(Admin admin, SizingTopics topics, String appId) throws Exception {
-        return endOffsetsByTopic(admin, topics, appId).values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    private static String writesByTopic(Admin admin, SizingTopics topics, String appId) throws Exception {
-        return endOffsetsByTopic(admin, topics, appId).entrySet().stream()
+    /** Records (and transaction markers) written per topic, largest first, internal topics without the app id. */
+    private static String writesByTopic(Map<String, Long> written, String appId) {
+        return written.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .map(e -> e.getKey().replace(appId + "-", "") + " " + e.getValue())
                 .collect(Collectors.joining(", "));

@@ -9,8 +9,9 @@ import java.util.Map;
 
 /**
  * CPU ticks (user + system, USER_HZ) of a process's threads from {@code /proc/PID/task/*}/stat, summed per thread
- * name with digits blanked ({@code GC Thread#1} and {@code GC Thread#0} count together): where a process's CPU goes,
- * without attaching anything to it.
+ * name with digits blanked ({@code GC Thread#1} and {@code GC Thread#0} count together) except after a capital
+ * ({@code C1 CompilerThre} and {@code C2 CompilerThre} stay apart): where a process's CPU goes, without attaching
+ * anything to it.
  */
 record ThreadTicks(Map<String, Long> byName) {
 
@@ -24,7 +25,8 @@ record ThreadTicks(Map<String, Long> byName) {
                 } catch (IOException e) {
                     continue; // the thread ended while listed
                 }
-                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+", "#");
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                        .replaceAll("(?<![A-Z])\\d+", "#");
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 ticks.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
             }

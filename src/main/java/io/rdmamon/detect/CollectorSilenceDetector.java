@@ -3,6 +3,7 @@ package io.rdmamon.detect;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
+import io.rdmamon.jobs.AssignedInput;
 import io.rdmamon.model.Alert;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
@@ -43,7 +44,7 @@ import java.util.Set;
  * partition after the other, so silence is judged after the threshold plus the highest recent lateness. This is never a stall: {@link StallDetector} treats a silent node's ports
  * as unknown.
  */
-public final class CollectorSilenceDetector implements Processor<String, Heartbeat, String, Alert> {
+public final class CollectorSilenceDetector implements Processor<String, AssignedInput, String, Alert> {
     private static final Logger log = LoggerFactory.getLogger(CollectorSilenceDetector.class);
     static final String STORE = "collector-silent-state";
 
@@ -89,17 +90,17 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         this.output = output;
     }
 
-    public static ProcessorSupplier<String, Heartbeat, String, Alert> supplier(DetectorConfig cfg,
-                                                                               Duration punctuateInterval,
-                                                                               MeterRegistry registry,
-                                                                               StoreType storeType) {
+    public static ProcessorSupplier<String, AssignedInput, String, Alert> supplier(DetectorConfig cfg,
+                                                                                   Duration punctuateInterval,
+                                                                                   MeterRegistry registry,
+                                                                                   StoreType storeType) {
         AlertOutput output = new AlertOutput(registry);
         Counter skipped = Counter.builder("rdmamon.streams.collector.silence.checks.skipped")
                 .description("collector-silence checks not made because samples arrived late (catch-up)")
                 .register(registry);
         return new ProcessorSupplier<>() {
             @Override
-            public Processor<String, Heartbeat, String, Alert> get() {
+            public Processor<String, AssignedInput, String, Alert> get() {
                 return new CollectorSilenceDetector(cfg, punctuateInterval, output, skipped);
             }
 
@@ -122,8 +123,8 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
     }
 
     @Override
-    public void process(Record<String, Heartbeat> record) {
-        Heartbeat beat = record.value();
+    public void process(Record<String, AssignedInput> record) {
+        Heartbeat beat = heartbeat(record.value());
         long now = context.currentSystemTimeMs();
         arrivedAt.put(beat.node(), now);
         lastArrival = now;
@@ -135,6 +136,12 @@ public final class CollectorSilenceDetector implements Processor<String, Heartbe
         if (knownClear.add(beat.node())) {
             publish(incidents.apply(beat.node(), Observation.cleared(Subject.node(beat.node()), beat.ts())));
         }
+    }
+
+    /** Every sample, port or host interface, is a sign of life of its node's collector. */
+    private static Heartbeat heartbeat(AssignedInput in) {
+        return in.port() != null ? new Heartbeat(in.port().node(), in.port().ts(), in.port().intervalMs())
+                : new Heartbeat(in.host().node(), in.host().ts(), in.host().intervalMs());
     }
 
     private void noteLateness(Heartbeat beat, long now) {

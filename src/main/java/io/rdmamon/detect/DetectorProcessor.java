@@ -17,7 +17,6 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -100,7 +99,7 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
     }
 
     private void expireAll(long streamTime) {
-        for (Map.Entry<String, S> entry : new ArrayList<>(states.all().entrySet())) {
+        for (Map.Entry<String, S> entry : states.all().entrySet()) {
             apply(entry.getKey(), entry.getValue(), detector.expire(entry.getValue(), streamTime));
         }
     }

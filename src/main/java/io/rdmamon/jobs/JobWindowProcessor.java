@@ -15,7 +15,6 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -152,7 +151,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
 
     /** For each job: how far every reporting port has got, and which windows that completes. */
     private void closeCompleteWindows(long wallNow) {
-        for (Map.Entry<String, JobWindows> job : new ArrayList<>(jobs.all().entrySet())) {
+        for (Map.Entry<String, JobWindows> job : jobs.all().entrySet()) {
             String uid = job.getKey();
             JobWindows w = job.getValue();
             long reached = Long.MAX_VALUE;

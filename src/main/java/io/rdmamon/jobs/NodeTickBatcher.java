@@ -123,7 +123,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     }
 
     private void flushOverdue(long wallNow) {
-        for (var entry : new ArrayList<>(ticks.all().entrySet())) {
+        for (var entry : ticks.all().entrySet()) {
             Pass pass = passes.computeIfAbsent(entry.getKey(), n -> new Pass());
             if (pass.openedAt == 0) {
                 pass.openedAt = wallNow; // open since before a restart

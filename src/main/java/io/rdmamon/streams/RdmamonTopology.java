@@ -6,7 +6,6 @@ import io.rdmamon.detect.CollectorSilenceDetector;
 import io.rdmamon.detect.Detector;
 import io.rdmamon.detect.DetectorConfig;
 import io.rdmamon.detect.DetectorProcessor;
-import io.rdmamon.detect.Heartbeat;
 import io.rdmamon.detect.LinkDegradedDetector;
 import io.rdmamon.detect.LinkDownDetector;
 import io.rdmamon.detect.LinkIdleDetector;
@@ -33,7 +32,6 @@ import io.rdmamon.model.LinkHealth;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.StreamsAppConfig.TopicNames;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -60,7 +58,7 @@ import java.util.Properties;
  *                                         passed their end)                  │
  *                                           ├─► rdma.job-bandwidth (key uid, JobBandwidth)
  *                                           └─► STRAGGLER (state per job) ──┤
- *   samples ─repartition node─► COLLECTOR_SILENT (wall-clock punctuator)    ─┴─► rdma.alerts (key id, Alert)
+ *   every sample, in its node's partition ─► COLLECTOR_SILENT (wall-clock)  ─┴─► rdma.alerts (key id, Alert)
  * </pre>
  *
  * Event time is each record's own time ({@code ts}, {@code updatedAt}) throughout. Every threshold is a key of
@@ -133,7 +131,7 @@ public final class RdmamonTopology {
                 .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-3"))
                 .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
                         cfg, registry), Named.as("alerts-4"))
-                .merge(collectorSilence(samples, hosts, cfg, registry), Named.as("alerts-5"))
+                .merge(collectorSilence(assigned, cfg, registry), Named.as("alerts-5"))
                 .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-6"));
         alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
     }
@@ -168,17 +166,10 @@ public final class RdmamonTopology {
                 Named.as(DetectorProcessor.storeName(detector.type()) + "-detector"));
     }
 
-    /** Samples are partitioned by node at the source, so the node-keyed heartbeats need no repartition. */
-    private static KStream<String, Alert> collectorSilence(KStream<String, PortSample> samples,
-                                                           KStream<String, HostIfaceSample> hosts,
+    /** Samples are partitioned by node at the source: each reaches its node's detector without a repartition. */
+    private static KStream<String, Alert> collectorSilence(KStream<String, AssignedInput> samples,
                                                            StreamsAppConfig cfg, MeterRegistry registry) {
-        KStream<String, Heartbeat> fromPorts = samples.map((key, s) ->
-                KeyValue.pair(s.node(), new Heartbeat(s.node(), s.ts(), s.intervalMs())), Named.as("port-heartbeats"));
-        KStream<String, Heartbeat> fromHosts = hosts.map((key, h) ->
-                KeyValue.pair(h.node(), new Heartbeat(h.node(), h.ts(), h.intervalMs())), Named.as("host-heartbeats"));
-        return fromPorts.merge(fromHosts, Named.as("heartbeats"))
-                .process(CollectorSilenceDetector.supplier(cfg.detectors(), cfg.punctuateInterval(), registry,
-                        cfg.storeType()),
-                        Named.as("collector-silent-detector"));
+        return samples.process(CollectorSilenceDetector.supplier(cfg.detectors(), cfg.punctuateInterval(), registry,
+                        cfg.storeType()), Named.as("collector-silent-detector"));
     }
 }

@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
                 "Settings: defaults < --config FILE < RDMAMON_* environment < --set < flags; see "
                         + "'rdmamon config show streams'."})
 public final class StreamsCommand implements Callable<Integer> {
+    /** Logged when Kafka Streams has its tasks and processes (after start-up and after every rebalance). */
+    public static final String RUNNING = "rdmamon streams running";
     private static final Logger log = LoggerFactory.getLogger(StreamsCommand.class);
 
     @Spec
@@ -69,7 +71,11 @@ public final class StreamsCommand implements Callable<Integer> {
             stopped.countDown();
         }, "rdmamon-streams-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        long started = System.nanoTime();
         app.start((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING) {
+                log.info("{} ({} ms after start)", RUNNING, (System.nanoTime() - started) / 1_000_000);
+            }
             if (now == KafkaStreams.State.ERROR) {
                 failed.set(true);
                 stopped.countDown();

@@ -9,6 +9,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -33,7 +34,8 @@ import java.util.TreeMap;
  * checks what reaches the changelog.
  */
 public final class ObjectStore<V> extends WrappedStateStore<KeyValueStore<String, V>, String, V> {
-    private final TreeMap<String, V> objects = new TreeMap<>();
+    /** Hashed, not sorted: a get or put per sample; the rare scans ({@link #all}) sort a copy. */
+    private final Map<String, V> objects = new HashMap<>();
     private final Set<String> dirty = new HashSet<>();
     /** Keys the store below holds: a key removed that was never written needs no tombstone. */
     private final Set<String> persisted = new HashSet<>();
@@ -73,17 +75,10 @@ public final class ObjectStore<V> extends WrappedStateStore<KeyValueStore<String
         put(key, null);
     }
 
-    /** Every entry, in key order; a view: do not change the store while iterating it (copy first). */
+    /** Every entry, in key order: a copy, so the caller may change the store while iterating it. */
     public NavigableMap<String, V> all() {
         load();
-        return java.util.Collections.unmodifiableNavigableMap(objects);
-    }
-
-    /** The entries whose key starts with {@code prefix}, in key order (a view, as {@link #all}). */
-    public NavigableMap<String, V> prefix(String prefix) {
-        load();
-        return java.util.Collections.unmodifiableNavigableMap(
-                objects.subMap(prefix, true, prefix + Character.MAX_VALUE, false));
+        return new TreeMap<>(objects);
     }
 
     public int size() {
