@@ -156,6 +156,8 @@ public final class RdmamonTopology {
         // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 LogAndContinueProcessingExceptionHandler.class);
+        // the topology has no global store; saying so opts into Kafka 5's default and ends a warning at every start
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.putAll(cfg.kafkaOverrides());
         return props;
     }
