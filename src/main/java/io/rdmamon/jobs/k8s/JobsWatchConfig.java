@@ -93,7 +93,8 @@ public final class JobsWatchConfig extends AbstractConfig {
     public static final long DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
     private static final String STARTUP_TIMEOUT_MS_DOC = "At start the watcher reads back the job records it "
             + "published before (so it neither repeats them nor leaves vanished jobs behind) and exits when that "
-            + "takes longer; it waits as long for the pod devices, then goes on without them (they follow as read).";
+            + "takes longer; it waits as long for the pod devices and the node list, then goes on without them (they "
+            + "follow as read).";
 
     public static final String CLIENT_ID_CONFIG = KAFKA_PREFIX + ProducerConfig.CLIENT_ID_CONFIG;
     public static final String DEFAULT_CLIENT_ID = "rdmamon-jobs-watch";
