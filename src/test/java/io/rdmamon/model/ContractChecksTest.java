@@ -163,7 +163,7 @@ class ContractChecksTest {
                 "devices", List.of("mlx5_0", " "))))), Rejection.MALFORMED_NAME, "'ranks[0].devices[1]'");
         // instanceType is optional (issue 11): a name when given, and records without it parse as before
         assertRejected(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1",
-                "instanceType", "ecs ebmgn7ex"))))), Rejection.MALFORMED_NAME, "'ranks[0].instanceType'");
+                "instanceType", "ecs ebmgn7ex")))), Rejection.MALFORMED_NAME, "'ranks[0].instanceType'");
         var typed = parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1",
                 "instanceType", "ecs.ebmgn7ex"))));
         assertThat(typed.ok()).isTrue();
