@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.rdmamon.collector.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,8 +12,6 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 /**
  * Each node's instance type (the value of one node label, by default {@code node.kubernetes.io/instance-type}), from
@@ -37,7 +33,7 @@ final class NodeInstanceTypes implements JobAssembler.InstanceTypeSource, AutoCl
     NodeInstanceTypes(KubernetesClient client, String label, Runnable changed) {
         this.label = label;
         this.informer = client.nodes().runnableInformer(0);
-        informer.itemStore(new SlimStore());
+        informer.itemStore(new NodeStore());
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node node) {
@@ -102,45 +98,13 @@ final class NodeInstanceTypes implements JobAssembler.InstanceTypeSource, AutoCl
     }
 
     /** The informer's cache, holding only what {@link #type} and the informer (resource version) read. */
-    private final class SlimStore implements ItemStore<Node> {
-        private final Map<String, Node> nodes = new ConcurrentHashMap<>();
-
+    private final class NodeStore extends SlimStore<Node> {
         @Override
-        public String getKey(Node node) {
-            return Cache.metaNamespaceKeyFunc(node);
-        }
-
-        @Override
-        public Node put(String key, Node node) {
+        Node slim(Node node) {
             String type = type(node);
-            return nodes.put(key, new NodeBuilder().withNewMetadata().withName(node.getMetadata().getName())
+            return new NodeBuilder().withNewMetadata().withName(node.getMetadata().getName())
                     .withResourceVersion(node.getMetadata().getResourceVersion())
-                    .withLabels(type == null ? Map.of() : Map.of(label, type)).endMetadata().build());
-        }
-
-        @Override
-        public Node remove(String key) {
-            return nodes.remove(key);
-        }
-
-        @Override
-        public Stream<String> keySet() {
-            return nodes.keySet().stream();
-        }
-
-        @Override
-        public Stream<Node> values() {
-            return nodes.values().stream();
-        }
-
-        @Override
-        public int size() {
-            return nodes.size();
-        }
-
-        @Override
-        public Node get(String key) {
-            return nodes.get(key);
+                    .withLabels(type == null ? Map.of() : Map.of(label, type)).endMetadata().build();
         }
     }
 }
