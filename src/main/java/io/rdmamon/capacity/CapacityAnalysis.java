@@ -3,6 +3,7 @@ package io.rdmamon.capacity;
 import io.rdmamon.capacity.CapacityReport.HourOfDay;
 import io.rdmamon.capacity.CapacityReport.IdleLink;
 import io.rdmamon.capacity.CapacityReport.JobDemand;
+import io.rdmamon.capacity.CapacityReport.JobRdmaUse;
 import io.rdmamon.capacity.CapacityReport.LinkUsage;
 import io.rdmamon.capacity.CapacityReport.NodeUsage;
 import io.rdmamon.capacity.SeriesReader.Row;
@@ -30,7 +31,7 @@ public final class CapacityAnalysis {
 
     /**
      * @param idleBelow a held link is idle when no 1-minute mean utilisation reached this fraction
-     * @param topJobs   how many of the busiest jobs to list
+     * @param topJobs   how many of the busiest jobs, and of the jobs by RDMA share, to list
      * @param topHours  how many of the busiest hours of the day to list
      */
     public CapacityAnalysis(InfluxDB influx, String database, CapacityQueries queries, double idleBelow, int topJobs,
@@ -47,7 +48,8 @@ public final class CapacityAnalysis {
         // the heaviest query: its rows give both the link table and the link count of each node
         List<Row> linkPercentiles = reader.rows(queries.linkPercentiles());
         return new CapacityReport(queries.retentionPolicy(), queries.windowLiteral(), now.toString(), idleBelow,
-                links(linkPercentiles), nodes(linkPercentiles), idleLinks(), busiestJobs(), busiestHours());
+                links(linkPercentiles), nodes(linkPercentiles), idleLinks(), busiestJobs(), busiestHours(),
+                rdmaUse());
     }
 
     private List<LinkUsage> links(List<Row> linkPercentiles) {
@@ -102,6 +104,22 @@ public final class CapacityAnalysis {
                         r.number("p95"), r.number("p99"), r.number("peak"), count(r.number("minutes"))))
                 .sorted(Comparator.comparing(JobDemand::meanBytesPerSec,
                         Comparator.nullsLast(Comparator.reverseOrder())))
+                .limit(topJobs)
+                .toList();
+    }
+
+    /** Jobs by RDMA share, lowest first: the jobs that barely used RDMA lead; jobs with no share known last. */
+    private List<JobRdmaUse> rdmaUse() {
+        return reader.rows(queries.jobRdmaUse()).stream()
+                .map(r -> {
+                    Double peak = r.number("peak_nic");
+                    Double expected = r.number("expected_nic");
+                    return new JobRdmaUse(r.tag("namespace"), r.tag("job"), r.number("rdma_share"), r.number("rdma"),
+                            r.number("host"), peak, expected, peak == null || expected == null ? null
+                            : peak / expected, count(r.number("minutes")));
+                })
+                .sorted(Comparator.comparing(JobRdmaUse::rdmaShare, Comparator.nullsLast(Comparator.naturalOrder()))
+                        .thenComparing(JobRdmaUse::namespace).thenComparing(JobRdmaUse::job))
                 .limit(topJobs)
                 .toList();
     }

@@ -70,6 +70,19 @@ public record CapacityQueries(String retentionPolicy, Duration window) {
                 + " GROUP BY time(1m), \"namespace\", \"job\" fill(none)) GROUP BY \"namespace\", \"job\"";
     }
 
+    /**
+     * Per job, over the minutes it ran: mean RDMA share (RDMA / (RDMA + host) bytes), mean RDMA and host bytes/s, the
+     * peak 1-minute mean per NIC and the largest expected per-NIC figure, and those minutes. "Did RDMA help?"
+     */
+    public String jobRdmaUse() {
+        return "SELECT mean(\"s\") AS \"rdma_share\", mean(\"b\") AS \"rdma\", mean(\"h\") AS \"host\", "
+                + "max(\"n\") AS \"peak_nic\", max(\"e\") AS \"expected_nic\", count(\"b\") AS \"minutes\" FROM "
+                + "(SELECT mean(\"rdma_share\") AS \"s\", mean(\"bytes_per_sec\") AS \"b\", "
+                + "mean(\"host_bytes_per_sec\") AS \"h\", mean(\"nic_bytes_per_sec\") AS \"n\", "
+                + "max(\"expected_nic_bytes_per_sec\") AS \"e\" FROM " + from("job_bandwidth") + " WHERE " + since()
+                + " GROUP BY time(1m), \"namespace\", \"job\" fill(none)) GROUP BY \"namespace\", \"job\"";
+    }
+
     /** Job names by uid ({@code link_health} knows a port's job only by uid). */
     public String jobNames() {
         return "SELECT last(\"bytes_per_sec\") FROM " + from("job_bandwidth") + " WHERE " + since()

@@ -14,10 +14,11 @@ import java.util.List;
  * @param idleBelow    the idle threshold applied to allocated links
  */
 @JsonPropertyOrder({"source", "window", "generatedAt", "idleBelow", "links", "nodes", "idleLinks", "busiestJobs",
-        "busiestHoursOfDay"})
+        "busiestHoursOfDay", "rdmaUse"})
 public record CapacityReport(String source, String window, String generatedAt, double idleBelow,
                              List<LinkUsage> links, List<NodeUsage> nodes, List<IdleLink> idleLinks,
-                             List<JobDemand> busiestJobs, List<HourOfDay> busiestHoursOfDay) {
+                             List<JobDemand> busiestJobs, List<HourOfDay> busiestHoursOfDay,
+                             List<JobRdmaUse> rdmaUse) {
 
     public CapacityReport {
         links = List.copyOf(links);
@@ -25,6 +26,7 @@ public record CapacityReport(String source, String window, String generatedAt, d
         idleLinks = List.copyOf(idleLinks);
         busiestJobs = List.copyOf(busiestJobs);
         busiestHoursOfDay = List.copyOf(busiestHoursOfDay);
+        rdmaUse = List.copyOf(rdmaUse);
     }
 
     /** One RDMA port over the window; {@code headroom} is 1 - p95, {@code headroomBytesPerSec} that at nominal rate. */
@@ -53,6 +55,18 @@ public record CapacityReport(String source, String window, String generatedAt, d
             "peakBytesPerSec", "minutes"})
     public record JobDemand(String namespace, String job, Double meanBytesPerSec, Double p50BytesPerSec,
                             Double p95BytesPerSec, Double p99BytesPerSec, Double peakBytesPerSec, long minutes) {
+    }
+
+    /**
+     * Did RDMA help a job: its mean RDMA share (RDMA / (RDMA + host-interface) bytes; near 0 when NCCL fell back to
+     * TCP), its mean RDMA and host bytes/s, and its peak 1-minute mean per NIC against what the operator expects of
+     * such a NIC ({@code peakOfExpected} = peak / expected, null when either is unknown).
+     */
+    @JsonPropertyOrder({"namespace", "job", "rdmaShare", "meanRdmaBytesPerSec", "meanHostBytesPerSec",
+            "peakNicBytesPerSec", "expectedNicBytesPerSec", "peakOfExpected", "minutes"})
+    public record JobRdmaUse(String namespace, String job, Double rdmaShare, Double meanRdmaBytesPerSec,
+                             Double meanHostBytesPerSec, Double peakNicBytesPerSec, Double expectedNicBytesPerSec,
+                             Double peakOfExpected, long minutes) {
     }
 
     /** An hour of the day (UTC) and the cluster's mean throughput in it, over the {@code hours} seen in the window. */

@@ -3,6 +3,7 @@ package io.rdmamon.capacity;
 import io.rdmamon.capacity.CapacityReport.HourOfDay;
 import io.rdmamon.capacity.CapacityReport.IdleLink;
 import io.rdmamon.capacity.CapacityReport.JobDemand;
+import io.rdmamon.capacity.CapacityReport.JobRdmaUse;
 import io.rdmamon.capacity.CapacityReport.NodeUsage;
 
 import java.util.ArrayList;
@@ -52,6 +53,13 @@ final class ReportText {
                 "HOURS SEEN"), r.busiestHoursOfDay().stream()
                 .map((HourOfDay h) -> List.of(String.format(Locale.ROOT, "%02d:00", h.hourUtc()),
                         bytes(h.meanTxBytesPerSec()), bytes(h.meanRxBytesPerSec()), String.valueOf(h.hours())))
+                .toList());
+        section(sb, "DID RDMA HELP? (jobs by RDMA share = RDMA / (RDMA + host interface) bytes, lowest first; "
+                + "peak 1-minute mean per NIC against the expected figure)", List.of("NAMESPACE", "JOB", "RDMA SHARE",
+                "RDMA MEAN", "HOST MEAN", "PEAK/NIC", "EXPECTED/NIC", "OF EXPECTED", "MINUTES"), r.rdmaUse().stream()
+                .map((JobRdmaUse j) -> List.of(text(j.namespace()), text(j.job()), pct(j.rdmaShare()),
+                        bytes(j.meanRdmaBytesPerSec()), bytes(j.meanHostBytesPerSec()), bytes(j.peakNicBytesPerSec()),
+                        bytes(j.expectedNicBytesPerSec()), pct(j.peakOfExpected()), String.valueOf(j.minutes())))
                 .toList());
         return sb.toString();
     }

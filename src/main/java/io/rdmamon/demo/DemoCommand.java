@@ -118,7 +118,10 @@ public final class DemoCommand implements Callable<Integer> {
             StreamsApp streams = new StreamsApp(new StreamsAppConfig(Map.of(
                     StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     StreamsAppConfig.STATE_DIR_CONFIG, dir.resolve("streams-state").toString(),
-                    StreamsAppConfig.METRICS_PORT_CONFIG, "-1")), new MetricsEndpoint().registry());
+                    StreamsAppConfig.METRICS_PORT_CONFIG, "-1",
+                    StreamsAppConfig.NIC_EXPECTED_INSTANCE_TYPES_CONFIG, SimulatedCluster.EXPECTED_NIC_BY_INSTANCE_TYPE,
+                    StreamsAppConfig.NIC_EXPECTED_DEVICE_TYPES_CONFIG, SimulatedCluster.EXPECTED_NIC_BY_DEVICE_TYPE)),
+                    new MetricsEndpoint().registry());
             open.add(0, streams);
             streams.start();
             startSinkIfInfluxAnswers(bootstrap, open);

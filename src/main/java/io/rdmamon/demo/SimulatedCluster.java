@@ -34,6 +34,14 @@ public final class SimulatedCluster {
     public static final String FALLBACK_JOB = "resnet-train";
     public static final String HOST_IFACE = "eth0";
     private static final long GBPS = 125_000_000L;
+    /**
+     * The eRDMA nodes' instance type, on their ranks as jobs watch would put it, and the bandwidth the demo expects
+     * of one of their NICs (an assumed figure, not a measurement); the RoCE nodes have no instance type and are
+     * looked up by device type ({@code mlx5}).
+     */
+    public static final String ERDMA_INSTANCE_TYPE = "ecs.ebmgn7ex";
+    public static final String EXPECTED_NIC_BY_INSTANCE_TYPE = ERDMA_INSTANCE_TYPE + "=10e9";
+    public static final String EXPECTED_NIC_BY_DEVICE_TYPE = "mlx5=20e9";
 
     /** One simulated node: its name, sysfs root and RDMA devices. */
     public record Node(String name, Path sysfsRoot, List<String> devices, boolean erdma, SysfsTreeWriter tree) {
@@ -98,7 +106,9 @@ public final class SimulatedCluster {
         List<JobRecord.Rank> ranks = new ArrayList<>();
         for (int r = 0; r < onNodes.size(); r++) {
             String pod = r == 0 ? name + "-master-0" : name + "-worker-" + (r - 1);
-            ranks.add(new JobRecord.Rank(r, pod, onNodes.get(r), devices));
+            String node = onNodes.get(r);
+            boolean erdma = nodes.stream().anyMatch(n -> n.name().equals(node) && n.erdma());
+            ranks.add(new JobRecord.Rank(r, pod, node, devices, erdma ? ERDMA_INSTANCE_TYPE : null));
         }
         JobRecord running = new JobRecord(JobRecord.VERSION, uid, name, NAMESPACE, JobRecord.RUNNING, startMs, startMs,
                 ranks.size(), ranks, new TreeMap<>(Map.of("training.kubeflow.org/job-name", name, "release", name)));

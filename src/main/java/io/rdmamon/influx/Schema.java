@@ -65,6 +65,8 @@ public final class Schema {
     public static final String SHARE = "share";
     public static final String HOST_BYTES_PER_SEC = "host_bytes_per_sec";
     public static final String RDMA_SHARE = "rdma_share";
+    public static final String NIC_BYTES_PER_SEC = "nic_bytes_per_sec";
+    public static final String EXPECTED_NIC_BYTES_PER_SEC = "expected_nic_bytes_per_sec";
     public static final String ID = "id";
     public static final String SUMMARY = "summary";
     public static final String RANKS = "ranks";
@@ -136,7 +138,11 @@ public final class Schema {
                     field(HOST_BYTES_PER_SEC, FieldType.FLOAT, BPS, "tx + rx of the host interfaces of the job's nodes "
                             + "(absent when none reported)", Rollup.MEAN, Rollup.MAX),
                     field(RDMA_SHARE, FieldType.FLOAT, "fraction", "RDMA / (RDMA + host) bytes: near 0 when NCCL "
-                            + "fell back to TCP (absent when unknown)", Rollup.MEAN, Rollup.MIN)),
+                            + "fell back to TCP (absent when unknown)", Rollup.MEAN, Rollup.MIN),
+                    field(NIC_BYTES_PER_SEC, FieldType.FLOAT, BPS, "per NIC of the job: the busier direction of "
+                            + "each measured port, averaged over them", Rollup.MEAN, Rollup.MAX),
+                    field(EXPECTED_NIC_BYTES_PER_SEC, FieldType.FLOAT, BPS, "what the operator expects of one such "
+                            + "NIC (streams.nic.expected.*; absent when not configured)", Rollup.MAX)),
             BYTES_PER_SEC, "a job's RDMA bandwidth over one event-time window (JobBandwidth); job is the job name");
 
     public static final MeasurementSpec JOB_RANK_BANDWIDTH = new MeasurementSpec("job_rank_bandwidth",

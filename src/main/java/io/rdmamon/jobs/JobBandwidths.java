@@ -16,15 +16,24 @@ import java.util.TreeMap;
  * {@code estimated}. Likewise a device used by several ranks of one job is split equally among them, and those ranks
  * are marked estimated (the job total stays exact). Ports without a rate in the window are unknown and left out:
  * {@code ranksReporting} counts ranks with at least one measured port.
+ *
+ * <p><b>Per NIC.</b> {@code nicBytesPerSec} is the busier direction (a ring all-reduce sends and receives alike; bus
+ * bandwidth figures are one direction) of each measured port's job bytes, averaged over those ports, so it compares
+ * with a per-NIC figure whatever the job's size. {@code expectedNicBytesPerSec} is the same average of each port's
+ * {@link NicExpectations} figure, null unless every measured port has one.
  */
 public final class JobBandwidths {
     private JobBandwidths() {
     }
 
-    public static JobBandwidth of(JobWindow window) {
+    public static JobBandwidth of(JobWindow window, NicExpectations expectations) {
         double jobTx = 0;
         double jobRx = 0;
         boolean estimated = false;
+        int nics = 0;
+        double nicSum = 0;
+        double expectedSum = 0;
+        boolean allExpected = true;
         Map<Integer, RankSum> ranks = new TreeMap<>();
         for (PortWindow port : window.ports()) {
             Double tx = port.txBytesPerSec();
@@ -36,6 +45,11 @@ public final class JobBandwidths {
             double jobShareRx = rx == null ? 0 : rx / port.sharedBy();
             jobTx += jobShareTx;
             jobRx += jobShareRx;
+            nics++;
+            nicSum += Math.max(jobShareTx, jobShareRx);
+            Double expected = expectations.expected(window.instanceTypes().get(port.node()), port.device());
+            allExpected &= expected != null;
+            expectedSum += expected == null ? 0 : expected;
             estimated |= port.shared();
             int rankCount = Math.max(1, port.ranks().size());
             for (int rank : port.ranks()) {
@@ -59,7 +73,8 @@ public final class JobBandwidths {
         return new JobBandwidth(JobBandwidth.VERSION, window.uid(), window.job(), window.namespace(),
                 window.windowStart(), window.windowEnd(), jobTx, jobRx, rankList.size(), window.expectedRanks(),
                 totals.isEmpty() ? null : totals.get(0), median(totals),
-                totals.isEmpty() ? null : totals.get(totals.size() - 1), estimated, rankList, host, rdmaShare);
+                totals.isEmpty() ? null : totals.get(totals.size() - 1), estimated, rankList, host, rdmaShare,
+                nics == 0 ? null : nicSum / nics, nics == 0 || !allExpected ? null : expectedSum / nics);
     }
 
     /** The summed window average of every host interface that reported, null when none did. */

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
@@ -99,6 +100,10 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
     @Override
     public void process(Record<String, JobEvent> record) {
         JobSample js = record.value().port();
+        if (record.value().lifecycle() != null) {
+            rememberInstanceTypes(record.key(), record.value().lifecycle());
+            return;
+        }
         if (js == null) {
             addHost(record);
             return;
@@ -149,6 +154,31 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
         jobs.put(record.key(), w);
     }
 
+    /**
+     * The node instance types of a Running job's record, kept until a record says it stopped: the windows need them
+     * for the expected NIC figure, and a job's record comes once per change, not with its samples.
+     */
+    private void rememberInstanceTypes(String uid, JobRecord job) {
+        Map<String, String> types = new TreeMap<>();
+        if (JobRecord.RUNNING.equals(job.state())) {
+            job.ranks().stream().filter(r -> r.instanceType() != null)
+                    .forEach(r -> types.put(r.node(), r.instanceType()));
+        }
+        JobWindows w = jobs.get(uid);
+        if (w == null && types.isEmpty() || w != null && w.instanceTypes.equals(types)) {
+            return;
+        }
+        if (w == null) {
+            w = new JobWindows();
+        }
+        w.instanceTypes = types;
+        if (w.isEmpty()) {
+            jobs.delete(uid);
+        } else {
+            jobs.put(uid, w);
+        }
+    }
+
     /** For each job: how far every reporting port has got, and which windows that completes. */
     private void closeCompleteWindows(long wallNow) {
         for (Map.Entry<String, JobWindows> job : jobs.all().entrySet()) {
@@ -168,8 +198,15 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
                 }
             }
             if (w.newest.isEmpty()) {
-                // nothing reports for this job any more: what is left of it goes
-                jobs.delete(uid);
+                // nothing reports for this job any more: what is left of its windows goes (its node types stay
+                // while it runs: its first samples are still to come, or its ports may report again)
+                if (w.instanceTypes.isEmpty()) {
+                    jobs.delete(uid);
+                } else if (!w.open.isEmpty() || !w.hosts.isEmpty()) {
+                    w.open.clear();
+                    w.hosts.clear();
+                    jobs.put(uid, w);
+                }
                 continue;
             }
             emitUpTo(uid, w, reached == Long.MAX_VALUE ? reached : reached - graceMs);
@@ -185,7 +222,8 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             PortWindow first = ports.get(0);
             TreeMap<String, HostWindow> hosts = w.hosts.remove(start);
             JobWindow window = new JobWindow(uid, first.job(), first.namespace(), start, start + sizeMs,
-                    first.expectedRanks(), ports, hosts == null ? List.of() : List.copyOf(hosts.values()));
+                    first.expectedRanks(), ports, hosts == null ? List.of() : List.copyOf(hosts.values()),
+                    w.instanceTypes);
             context.forward(new Record<>(uid, window, start + sizeMs));
             if (w.closedUntil == null || start + sizeMs > w.closedUntil) {
                 w.closedUntil = start + sizeMs;

@@ -120,6 +120,8 @@ public final class ContractChecks {
                 r = malformed("ranks[" + i + "].node", rank.node());
             } else if (rank.pod() != null && !isName(rank.pod())) {
                 r = malformed("ranks[" + i + "].pod", rank.pod());
+            } else if (rank.instanceType() != null && !isName(rank.instanceType())) {
+                r = malformed("ranks[" + i + "].instanceType", rank.instanceType());
             } else {
                 int bad = firstNonName(rank.devices());
                 if (bad >= 0) {

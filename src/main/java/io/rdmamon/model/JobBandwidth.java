@@ -11,10 +11,14 @@ import java.util.List;
  * {@code hostBytesPerSec} is the tx + rx of the host interfaces of the job's nodes (TCP, storage; a node shared with
  * another job counts for both) and {@code rdmaShare} the RDMA part of all the job's bytes, RDMA / (RDMA + host); both
  * null when no host interface of its nodes reported in the window (and the share when the job moved nothing at all).
+ * {@code nicBytesPerSec} is what one of the job's NICs carried: the busier direction of each measured port, averaged
+ * over them; {@code expectedNicBytesPerSec} the figure the operator expects of such a NIC
+ * ({@code streams.nic.expected.*}), null when not configured for all of them. Both added in issue 11, {@code v}
+ * unchanged.
  */
 @JsonPropertyOrder({"v", "uid", "job", "namespace", "windowStart", "windowEnd", "txBytesPerSec", "rxBytesPerSec",
         "ranksReporting", "ranksExpected", "rankMinBytesPerSec", "rankMedianBytesPerSec", "rankMaxBytesPerSec",
-        "estimated", "ranks", "hostBytesPerSec", "rdmaShare"})
+        "estimated", "ranks", "hostBytesPerSec", "rdmaShare", "nicBytesPerSec", "expectedNicBytesPerSec"})
 public record JobBandwidth(
         int v,
         String uid,
@@ -32,7 +36,9 @@ public record JobBandwidth(
         boolean estimated,
         List<RankBandwidth> ranks,
         Double hostBytesPerSec,
-        Double rdmaShare) {
+        Double rdmaShare,
+        Double nicBytesPerSec,
+        Double expectedNicBytesPerSec) {
 
     public static final int VERSION = 1;
 

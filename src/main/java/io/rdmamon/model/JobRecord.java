@@ -1,5 +1,6 @@
 package io.rdmamon.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 import java.util.List;
@@ -34,10 +35,22 @@ public record JobRecord(
         labels = labels == null ? Map.of() : labels;
     }
 
-    /** One rank of the job: its pod, its node and the RDMA devices (physical names, e.g. erdma_0) it uses. */
-    public record Rank(int rank, String pod, String node, List<String> devices) {
+    /**
+     * One rank of the job: its pod, its node and the RDMA devices (physical names, e.g. erdma_0) it uses.
+     * {@code instanceType} is the node's {@code node.kubernetes.io/instance-type} label (e.g. {@code ecs.ebmgn7ex}),
+     * null when unknown; it is left out of the JSON then, so records without it stay as they were (added in issue 11,
+     * {@code v} unchanged).
+     */
+    @JsonPropertyOrder({"rank", "pod", "node", "devices", "instanceType"})
+    public record Rank(int rank, String pod, String node, List<String> devices,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) String instanceType) {
         public Rank {
             devices = devices == null ? List.of() : devices;
+        }
+
+        /** A rank on a node of unknown instance type. */
+        public Rank(int rank, String pod, String node, List<String> devices) {
+            this(rank, pod, node, devices, null);
         }
     }
 }

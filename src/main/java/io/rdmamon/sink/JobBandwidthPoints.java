@@ -43,6 +43,8 @@ final class JobBandwidthPoints implements PointConverter<JobBandwidth> {
                 .field(ESTIMATED, b.estimated())
                 .field(HOST_BYTES_PER_SEC, b.hostBytesPerSec())
                 .field(RDMA_SHARE, b.rdmaShare())
+                .field(NIC_BYTES_PER_SEC, b.nicBytesPerSec())
+                .field(EXPECTED_NIC_BYTES_PER_SEC, b.expectedNicBytesPerSec())
                 .addTo(points);
         for (RankBandwidth r : b.ranks()) {
             SchemaPoint.of(JOB_RANK_BANDWIDTH, b.windowStart())

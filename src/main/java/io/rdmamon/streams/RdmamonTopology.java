@@ -16,6 +16,7 @@ import io.rdmamon.jobs.AssignedInput;
 import io.rdmamon.jobs.AssignedSample;
 import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.jobs.JobBandwidths;
+import io.rdmamon.jobs.NicExpectations;
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobEventBatch;
 import io.rdmamon.jobs.JobEvents;
@@ -121,7 +122,8 @@ public final class RdmamonTopology {
         KStream<String, JobWindow> windows = jobEvents.process(
                 JobWindowProcessor.supplier(cfg.windowSize(), cfg.windowGrace(), cfg.windowPortTimeout(),
                         cfg.punctuateInterval(), registry, cfg.storeType()), Named.as("job-windows"));
-        windows.mapValues(JobBandwidths::of, Named.as("job-bandwidth"))
+        NicExpectations nicExpectations = cfg.nicExpectations();
+        windows.mapValues(w -> JobBandwidths.of(w, nicExpectations), Named.as("job-bandwidth"))
                 .to(topics.jobBandwidth(), Produced.with(Serdes.String(), JsonSerde.of(JobBandwidth.class))
                         .withName("job-bandwidth-out"));
 

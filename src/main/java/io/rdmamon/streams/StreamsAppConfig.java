@@ -3,6 +3,7 @@ package io.rdmamon.streams;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.detect.DetectorConfig;
+import io.rdmamon.jobs.NicExpectations;
 import io.rdmamon.model.ContractLimits;
 import io.rdmamon.model.Topics;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -13,6 +14,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -123,6 +125,21 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
     private static final String METRICS_BIND_DOC = "Address the /metrics endpoint binds to.";
 
+    public static final String NIC_EXPECTED_INSTANCE_TYPES_CONFIG = "streams.nic.expected.instance.types";
+    public static final String DEFAULT_NIC_EXPECTED_INSTANCE_TYPES = "";
+    private static final String NIC_EXPECTED_INSTANCE_TYPES_DOC = "What one NIC (RDMA port) is expected to carry in "
+            + "one direction, per Kubernetes instance type (the node label node.kubernetes.io/instance-type that jobs "
+            + "watch puts on each rank), as type=bytesPerSec entries: e.g. ecs.ebmgn7ex=14.4e9 when nccl-tests "
+            + "all_reduce_perf measured a bus bandwidth of 14.4 GB/s on that instance type. rdma.job-bandwidth then "
+            + "carries it as expectedNicBytesPerSec beside the job's achieved nicBytesPerSec, and the job dashboard "
+            + "and the capacity report show the job's peak against it. Empty: no figure by instance type.";
+
+    public static final String NIC_EXPECTED_DEVICE_TYPES_CONFIG = "streams.nic.expected.device.types";
+    public static final String DEFAULT_NIC_EXPECTED_DEVICE_TYPES = "";
+    private static final String NIC_EXPECTED_DEVICE_TYPES_DOC = "The same per device type, the device name without "
+            + "its index (mlx5_1 -> mlx5, erdma_0 -> erdma), for ranks whose instance type is unknown or not listed "
+            + "in " + NIC_EXPECTED_INSTANCE_TYPES_CONFIG + ": e.g. mlx5=24e9,erdma=12e9. Empty: none.";
+
     /** Prefix of the {@link ContractLimits} keys, e.g. {@code streams.contract.max.future.ms}. */
     public static final String CONTRACT_PREFIX = "streams.";
 
@@ -172,7 +189,11 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Importance.LOW, PUNCTUATE_INTERVAL_DOC)
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, Range.between(-1, 65_535), Importance.LOW,
                     METRICS_PORT_DOC)
-            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)),
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)
+            .define(NIC_EXPECTED_INSTANCE_TYPES_CONFIG, Type.LIST, DEFAULT_NIC_EXPECTED_INSTANCE_TYPES,
+                    StreamsAppConfig::validateNicExpectations, Importance.MEDIUM, NIC_EXPECTED_INSTANCE_TYPES_DOC)
+            .define(NIC_EXPECTED_DEVICE_TYPES_CONFIG, Type.LIST, DEFAULT_NIC_EXPECTED_DEVICE_TYPES,
+                    StreamsAppConfig::validateNicExpectations, Importance.MEDIUM, NIC_EXPECTED_DEVICE_TYPES_DOC)),
             CONTRACT_PREFIX);
 
     private final DetectorConfig detectors;
@@ -240,6 +261,22 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public Duration punctuateInterval() {
         return Duration.ofMillis(getLong(PUNCTUATE_INTERVAL_CONFIG));
+    }
+
+    /** The operator's expected bandwidth per NIC, by instance type and by device type. */
+    public NicExpectations nicExpectations() {
+        return new NicExpectations(NicExpectations.parse(getList(NIC_EXPECTED_INSTANCE_TYPES_CONFIG)),
+                NicExpectations.parse(getList(NIC_EXPECTED_DEVICE_TYPES_CONFIG)));
+    }
+
+    private static void validateNicExpectations(String name, Object value) {
+        try {
+            @SuppressWarnings("unchecked")
+            List<String> entries = (List<String>) value;
+            NicExpectations.parse(entries);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(name, value, e.getMessage());
+        }
     }
 
     /** The {@code kafka.*} settings with the prefix removed, for Kafka Streams and the admin client. */

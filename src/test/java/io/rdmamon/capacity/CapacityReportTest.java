@@ -3,9 +3,11 @@ package io.rdmamon.capacity;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rdmamon.capacity.CapacityReport.IdleLink;
 import io.rdmamon.capacity.CapacityReport.JobDemand;
+import io.rdmamon.capacity.CapacityReport.JobRdmaUse;
 import io.rdmamon.capacity.CapacityReport.LinkUsage;
 import io.rdmamon.capacity.CapacityReport.NodeUsage;
 import io.rdmamon.cli.Main;
+import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.Json;
 import io.rdmamon.testing.ClusterScenario;
 import io.rdmamon.testing.ClusterScenario.Link;
@@ -20,9 +22,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -127,6 +131,55 @@ class CapacityReportTest {
     }
 
     @Test
+    void shouldListJobsByRdmaShareLowestFirstWithTheirPeakPerNicAgainstTheExpectedFigure() {
+        List<String> byShare = jobMinuteMeans(b -> b.rdmaShare()).entrySet().stream()
+                .sorted(Comparator.comparingDouble(e -> mean(e.getValue()))).map(Map.Entry::getKey).toList();
+
+        assertThat(report.rdmaUse()).extracting(JobRdmaUse::job).containsExactlyElementsOf(byShare);
+        // bert-large's 10-minute stall (RDMA at 0, eth0 at its background) pulls its share below the others'
+        assertThat(byShare.get(0)).isEqualTo("bert-large");
+        for (JobRdmaUse use : report.rdmaUse()) {
+            String job = use.job();
+            assertThat(use.rdmaShare()).as(job).isCloseTo(mean(jobMinuteMeans(b -> b.rdmaShare()).get(job)),
+                    within(EPS));
+            assertThat(use.meanHostBytesPerSec()).as(job)
+                    .isCloseTo(mean(jobMinuteMeans(b -> b.hostBytesPerSec()).get(job)), within(1.0));
+            assertThat(use.peakNicBytesPerSec()).as(job).isCloseTo(jobMinuteMeans(b -> b.nicBytesPerSec()).get(job)
+                    .stream().mapToDouble(Double::doubleValue).max().orElseThrow(), within(1.0));
+            assertThat(use.minutes()).as(job).isEqualTo(jobMinuteMeans(b -> b.rdmaShare()).get(job).size());
+        }
+        // llama-70b: both NICs at a constant 60 % of 25 GB/s = 15 GB/s, against the 20 GB/s expected of an mlx5
+        JobRdmaUse llama = report.rdmaUse().stream().filter(u -> u.job().equals("llama-70b")).findFirst().orElseThrow();
+        assertThat(llama.peakNicBytesPerSec()).isCloseTo(0.6 * ClusterScenario.RATE, within(1.0));
+        assertThat(llama.expectedNicBytesPerSec()).isEqualTo(ClusterScenario.EXPECTED_NIC);
+        assertThat(llama.peakOfExpected()).isCloseTo(0.75, within(EPS));
+        // no figure configured for resnet-50's NICs: the comparison is unknown, not 0
+        JobRdmaUse resnet = report.rdmaUse().stream().filter(u -> u.job().equals("resnet-50")).findFirst()
+                .orElseThrow();
+        assertThat(resnet.expectedNicBytesPerSec()).isNull();
+        assertThat(resnet.peakOfExpected()).isNull();
+        assertThat(resnet.peakNicBytesPerSec()).isCloseTo(0.85 * ClusterScenario.RATE / 2, within(1.0));
+    }
+
+    /** The scenario's job windows: job → the mean of {@code field} in each minute it has a value, as InfluxDB groups. */
+    private static Map<String, List<Double>> jobMinuteMeans(ToDoubleFunction<JobBandwidth> field) {
+        Map<String, Map<Long, List<Double>>> byJobMinute = new TreeMap<>();
+        for (JobBandwidth b : scenario.jobBandwidth) {
+            byJobMinute.computeIfAbsent(b.job(), k -> new TreeMap<>())
+                    .computeIfAbsent(b.windowStart() / 60_000 * 60_000, k -> new ArrayList<>())
+                    .add(field.applyAsDouble(b));
+        }
+        Map<String, List<Double>> out = new TreeMap<>();
+        byJobMinute.forEach((job, minutes) -> out.put(job, minutes.values().stream().map(CapacityReportTest::mean)
+                .toList()));
+        return out;
+    }
+
+    private static double mean(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+    }
+
+    @Test
     void shouldFoldHourlyClusterThroughputIntoHoursOfTheDay() {
         Map<Integer, Double> expected = new TreeMap<>();
         Map<Long, Double> clusterByHour = new TreeMap<>();
@@ -165,7 +218,10 @@ class CapacityReportTest {
 
         assertThat(text.exit).isZero();
         assertThat(text.out).contains("LINKS", "NODES", "ALLOCATED BUT IDLE LINKS", "BUSIEST JOBS",
-                "BUSIEST HOURS OF THE DAY", "rp_1y");
+                "BUSIEST HOURS OF THE DAY", "DID RDMA HELP?", "rp_1y");
+        // the RDMA section's llama-70b row: peak per NIC, expected per NIC, the share of it reached
+        assertThat(text.out.lines().filter(l -> l.startsWith("llm") && l.contains("20.00 GB/s")).findFirst()
+                .orElseThrow()).contains("llama-70b").containsPattern("15\\.00 GB/s +20\\.00 GB/s +75\\.0%");
         assertThat(text.out.lines().filter(l -> l.startsWith("gpu-01  mlx5_0")).findFirst().orElseThrow())
                 .contains("60.0%  60.0%  60.0%  60.0%  25.00 GB/s  40.0%");
         assertThat(text.out.lines().filter(l -> l.startsWith("gpu-02  mlx5_1")).toList()).hasSize(2)
@@ -176,6 +232,7 @@ class CapacityReportTest {
         assertThat(parsed.path("links")).hasSameSizeAs(report.links());
         assertThat(parsed.path("idleLinks").get(0).path("job").asText()).isEqualTo("resnet-50");
         assertThat(parsed.path("busiestJobs").get(0).path("job").asText()).isEqualTo("llama-70b");
+        assertThat(parsed.path("rdmaUse").get(0).path("job").asText()).isEqualTo("bert-large");
     }
 
     @Test

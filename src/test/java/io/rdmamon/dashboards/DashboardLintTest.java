@@ -224,7 +224,8 @@ class DashboardLintTest {
                 month.nodePercentiles(),
                 // panels over the dashboard's time range: $timeFilter and the idle threshold variable instead
                 week.idleLinks(0.01).replace("time > now() - 7d", "$timeFilter").replace("0.01", "$idle_threshold"),
-                week.jobDemand().replace("time > now() - 7d", "$timeFilter"));
+                week.jobDemand().replace("time > now() - 7d", "$timeFilter"),
+                week.jobRdmaUse().replace("time > now() - 7d", "$timeFilter"));
     }
 
     @Test
@@ -233,7 +234,7 @@ class DashboardLintTest {
         CapacityQueries q = new CapacityQueries("rp_1y", Duration.ofDays(7));
 
         assertThat(docs).contains(q.linkPercentiles(), q.linkPeakHour(), q.nodePercentiles(), q.nodePeakHour(),
-                q.idleLinks(0.01), q.jobNames(), q.jobDemand(), q.hourlyThroughput());
+                q.idleLinks(0.01), q.jobNames(), q.jobDemand(), q.hourlyThroughput(), q.jobRdmaUse());
     }
 
     private static Set<String> datasourceUids() {

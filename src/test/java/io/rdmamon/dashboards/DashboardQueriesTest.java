@@ -4,6 +4,7 @@ import io.rdmamon.dashboards.GrafanaFiles.Dashboard;
 import io.rdmamon.dashboards.GrafanaFiles.PanelQuery;
 import io.rdmamon.dashboards.GrafanaQueries.Outcome;
 import io.rdmamon.influx.InfluxQl;
+import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.testing.ClusterScenario;
 import io.rdmamon.testing.ScenarioDatabase;
 import org.influxdb.dto.QueryResult;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Every query of every dashboard (panel targets, annotations, template variables) and every alert rule query,
@@ -72,6 +74,28 @@ class DashboardQueriesTest {
         assertThat(openByType).containsOnly(Map.entry("STALLED_SYNC", 0.0), Map.entry("STRAGGLER", 0.0),
                 Map.entry("LINK_DEGRADED", 0.0), Map.entry("LINK_DOWN", 1.0), Map.entry("LINK_IDLE", 1.0),
                 Map.entry("COLLECTOR_SILENT", 1.0), Map.entry("TCP_FALLBACK", 0.0));
+    }
+
+    @Test
+    void shouldShowTheJobsRdmaShareAndItsPeakPerNicAgainstTheExpectedFigure() {
+        // the job Grafana selects on first load; its windows all lie in the dashboard's default 3 hours
+        List<JobBandwidth> bert = db.scenario.jobBandwidth.stream().filter(b -> b.job().equals("bert-large")).toList();
+        double peakNic = bert.stream().mapToDouble(JobBandwidth::nicBytesPerSec).max().orElseThrow();
+
+        QueryResult.Series share = series("rdmamon-job", "RDMA share").get(0);
+        List<Double> shares = share.getValues().stream().map(row -> (Double) row.get(1)).filter(v -> v != null)
+                .toList();
+        // 0 while the job stalled (no RDMA traffic, eth0 at its background), above 99 % while it trained
+        assertThat(shares).isNotEmpty().allSatisfy(v -> assertThat(v).isBetween(0.0, 1.0));
+        assertThat(shares.stream().mapToDouble(Double::doubleValue).min().orElseThrow()).isEqualTo(0.0);
+        assertThat(shares.stream().mapToDouble(Double::doubleValue).max().orElseThrow()).isGreaterThan(0.99);
+
+        QueryResult.Series peak = series("rdmamon-job", "RDMA per NIC: peak vs expected").get(0);
+        assertThat(peak.getColumns()).containsExactly("time", "peak per NIC", "expected per NIC", "of expected");
+        List<Object> row = peak.getValues().get(0);
+        assertThat((Double) row.get(1)).isCloseTo(peakNic, within(1.0));
+        assertThat((Double) row.get(2)).isEqualTo(ClusterScenario.EXPECTED_NIC);
+        assertThat((Double) row.get(3)).isCloseTo(peakNic / ClusterScenario.EXPECTED_NIC, within(1e-9));
     }
 
     private List<Map<String, String>> seriesTags(String uid, String title) {

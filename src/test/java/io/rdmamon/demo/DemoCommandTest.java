@@ -1,6 +1,7 @@
 package io.rdmamon.demo;
 
 import io.rdmamon.cli.Main;
+import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxdProcess;
 import io.rdmamon.testing.LocalInfluxd;
 import org.influxdb.InfluxDB;
@@ -11,6 +12,8 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,6 +49,12 @@ class DemoCommandTest {
         try (InfluxDB influx = LocalInfluxd.client(influxd)) {
             assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))
                     .isGreaterThan(100);
+            // "did RDMA help?": each job's expected figure per NIC, by instance type (eRDMA nodes) or device type
+            Map<String, Object> expected = new HashMap<>();
+            InfluxQl.query(influx, "rdmamon", "SELECT last(\"expected_nic_bytes_per_sec\") FROM \"rp_raw\"."
+                    + "\"job_bandwidth\" GROUP BY \"job\"").getResults().get(0).getSeries()
+                    .forEach(series -> expected.put(series.getTags().get("job"), series.getValues().get(0).get(1)));
+            assertThat(expected).containsEntry("llama-pretrain", 20e9).containsEntry("bert-finetune", 10e9);
         }
     }
 

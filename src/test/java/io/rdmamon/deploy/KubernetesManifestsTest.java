@@ -88,13 +88,14 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void shouldGrantJobWatcherOnlyPodReadsWhenRbacIsRendered() {
+    void shouldGrantJobWatcherOnlyPodAndNodeReadsWhenRbacIsRendered() {
         var objects = DeployFiles.chart(Map.of()).values().stream().flatMap(List::stream).toList();
         var roles = objects.stream().filter(o -> o.get("kind").toString().endsWith("Role")).toList();
         assertThat(roles).hasSize(1);
         assertThat(maps(roles.get(0).get("rules"))).singleElement().satisfies(rule -> {
             assertThat(DeployFiles.strings(rule.get("apiGroups"))).containsExactly("");
-            assertThat(DeployFiles.strings(rule.get("resources"))).containsExactly("pods");
+            // nodes for their instance-type label (jobs.watch.instance.type.label)
+            assertThat(DeployFiles.strings(rule.get("resources"))).containsExactly("pods", "nodes");
             assertThat(DeployFiles.strings(rule.get("verbs"))).containsExactlyInAnyOrder("get", "list", "watch");
         });
         var watcher = only(DeployFiles.containers(DeployFiles.chart(Map.of())), "jobs watch");

@@ -161,6 +161,17 @@ class ContractChecksTest {
                 Rejection.MALFORMED_NAME, "'ranks[0].node'");
         assertRejected(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1",
                 "devices", List.of("mlx5_0", " "))))), Rejection.MALFORMED_NAME, "'ranks[0].devices[1]'");
+        // instanceType is optional (issue 11): a name when given, and records without it parse as before
+        assertRejected(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1",
+                "instanceType", "ecs ebmgn7ex")))), Rejection.MALFORMED_NAME, "'ranks[0].instanceType'");
+        var typed = parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1",
+                "instanceType", "ecs.ebmgn7ex"))));
+        assertThat(typed.ok()).isTrue();
+        assertThat(typed.value().ranks().get(0).instanceType()).isEqualTo("ecs.ebmgn7ex");
+        var untyped = parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1"))));
+        assertThat(untyped.value().ranks().get(0).instanceType()).isNull();
+        assertThat(Json.toString(untyped.value().ranks().get(0))).isEqualTo(
+                "{\"rank\":0,\"pod\":null,\"node\":\"n1\",\"devices\":[]}");
         // without a world size any rank from 0 goes
         assertThat(parse(RecordParser.JOB, with(with(job(), "worldSize", null), "ranks",
                 List.of(Map.of("rank", 7, "node", "n1")))).ok()).isTrue();

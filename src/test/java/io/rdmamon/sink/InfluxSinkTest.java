@@ -61,7 +61,7 @@ class InfluxSinkTest {
         fixture.send(fixture.jobTopic, "uid-1", new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000,
                 3.0E9, 1.0E9, 2, 3, 1.5E9, 2.0E9, 2.5E9, true, List.of(
                 new JobBandwidth.RankBandwidth(0, "gpu-01", 1.0E9, 0.5E9, 0.375, false),
-                new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true)), 1.0E9, 0.8));
+                new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true)), 1.0E9, 0.8, null, null));
         fixture.send(fixture.linkTopic, "gpu-07/erdma_0/1", new LinkHealth(1, "gpu-07", "erdma_0", 1, TS, "DOWN",
                 "Polling", 25_000_000_000L, 0.0, 0.0, 0.0, 0.0, Map.of("linkDown", 1L), "uid-1", "team-a", 1));
         fixture.send(fixture.alertTopic, "a1", new Alert(1, "LINK_DOWN:gpu-07/erdma_0/1:" + TS, Alert.LINK_DOWN,
@@ -159,7 +159,7 @@ class InfluxSinkTest {
         }
         fixture.send(fixture.jobTopic, "uid-1", new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000,
                 1.0, 1.0, 1, 1, null, null, null, false, List.of(
-                new JobBandwidth.RankBandwidth(0, "n1", 1.0, 1.0, 1.0, false)), null, null));
+                new JobBandwidth.RankBandwidth(0, "n1", 1.0, 1.0, 1.0, false)), null, null, null, null));
         fixture.flush();
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.committed(fixture.portTopic) == 3
                 && fixture.committed(fixture.jobTopic) == 1);

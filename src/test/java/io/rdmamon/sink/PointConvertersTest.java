@@ -67,12 +67,12 @@ class PointConvertersTest {
         JobBandwidth b = new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000, 3.0E9, 1.0E9, 2, 2,
                 1.5E9, 2.0E9, 2.5E9, false, List.of(
                 new JobBandwidth.RankBandwidth(0, "gpu-01", 1.0E9, 0.5E9, 0.375, false),
-                new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true)), 1.0E9, 0.8);
+                new JobBandwidth.RankBandwidth(1, "gpu-02", 2.0E9, 0.5E9, 0.625, true)), 1.0E9, 0.8, 1.25E9, 2.5E9);
 
         assertThat(lines(new JobBandwidthPoints().toPoints(b))).containsExactly(
                 "job_bandwidth,job=llama,job_uid=uid-1,namespace=team-a bytes_per_sec=4000000000.0,estimated=false,"
-                        + "host_bytes_per_sec=1000000000.0,"
-                        + "rank_max_bytes_per_sec=2500000000.0,rank_median_bytes_per_sec=2000000000.0,"
+                        + "expected_nic_bytes_per_sec=2500000000.0,host_bytes_per_sec=1000000000.0,"
+                        + "nic_bytes_per_sec=1250000000.0,rank_max_bytes_per_sec=2500000000.0,rank_median_bytes_per_sec=2000000000.0,"
                         + "rank_min_bytes_per_sec=1500000000.0,ranks_expected=2i,ranks_reporting=2i,rdma_share=0.8,"
                         + "rx_bytes_per_sec=1000000000.0,tx_bytes_per_sec=3000000000.0,window_seconds=10.0 " + TS,
                 "job_rank_bandwidth,job=llama,job_uid=uid-1,namespace=team-a,node=gpu-01,rank=0 "

@@ -38,6 +38,8 @@ public final class ClusterScenario {
     public static final long STEP_MS = 30_000;
     public static final long SPAN_MS = 2 * 3_600_000L;
     public static final String SILENT_NODE = "gpu-05";
+    /** What the operator expects of one mlx5 NIC (streams.nic.expected.device.types); resnet-50's is not known. */
+    public static final double EXPECTED_NIC = 20e9;
 
     public record Link(String node, String device, int port) {
         @Override
@@ -177,14 +179,19 @@ public final class ClusterScenario {
         ranksByJob.forEach((uid, ranks) -> jobBandwidth.add(jobWindow(uid, t, ranks)));
         for (String node : List.of("gpu-01", "gpu-02", "gpu-03", "gpu-04", SILENT_NODE)) {
             if (reported(new Link(node, "eth0", 1), t)) {
-                boolean checkpoint = minuteIndex(t) % 30 == 29 && (node.equals("gpu-03") || node.equals("gpu-04"));
-                double storage = checkpoint ? 2.0e9 : 1.0e8;
+                double storage = storage(node, t);
                 Map<String, Long> errors = node.equals("gpu-02") && minutesBeforeEnd(t) < 60
                         ? Map.of("rx_dropped", 2L) : Map.of();
                 hostSamples.add(new HostIfaceSample(1, node, "eth0", t, STEP_MS, storage, 2.0e7, storage / 9000,
                         2.0e7 / 9000, errors));
             }
         }
+    }
+
+    /** eth0's transmit rate: storage traffic, with a checkpoint every 30 minutes on bert-large's nodes. */
+    private double storage(String node, long t) {
+        boolean checkpoint = minuteIndex(t) % 30 == 29 && (node.equals("gpu-03") || node.equals("gpu-04"));
+        return checkpoint ? 2.0e9 : 1.0e8;
     }
 
     private Map<String, Long> errors(Link link, long t) {
@@ -216,8 +223,15 @@ public final class ClusterScenario {
                 .toList();
         double[] perRank = ranks.stream().mapToDouble(r -> r.txBytesPerSec() + r.rxBytesPerSec()).sorted().toArray();
         int expected = (int) ALLOCATION.values().stream().filter(r -> r.uid().equals(uid)).count();
+        // as the stream app sums them: eth0 (tx + rx) of each node the job runs on
+        double host = measured.stream().map(RankBandwidth::node).distinct().mapToDouble(n -> storage(n, t) + 2.0e7)
+                .sum();
+        // one rank per link here: the busier direction (tx) of each, averaged
+        double nic = tx / measured.size();
+        Double expectedNic = any.job().equals("resnet-50") ? null : EXPECTED_NIC;
         return new JobBandwidth(1, uid, any.job(), any.namespace(), t, t + STEP_MS, tx, rx, ranks.size(), expected,
-                perRank[0], perRank[perRank.length / 2], perRank[perRank.length - 1], false, ranks, null, null);
+                perRank[0], perRank[perRank.length / 2], perRank[perRank.length - 1], false, ranks, host,
+                (tx + rx) / (tx + rx + host), nic, expectedNic);
     }
 
     private void alerts() {

@@ -16,7 +16,8 @@ import java.util.TreeMap;
  *   <li>state: any pod Failed → Failed; else any pod pending (phase Pending or Unknown, or a container waiting, as
  *       while it restarts) → Pending; else all Succeeded → Succeeded; else Running (the pods that have not finished
  *       run: workers often end before the master);</li>
- *   <li>ranks: {@link RankRule}; node = the pod's node; devices from the pod-devices topic, empty when unknown;</li>
+ *   <li>ranks: {@link RankRule}; node = the pod's node; devices from the pod-devices topic, empty when unknown;
+ *       instanceType = the node's instance-type label, null when unknown;</li>
  *   <li>startedAt: the earliest pod start time; labels: those all pods share, plus {@value #FRAMEWORK_LABEL},
  *       {@value #RESTARTS_LABEL} (container restarts over all pods) and, when some rank's devices are shared with
  *       other pods, {@value #SHARED_LABEL}=true.</li>
@@ -32,6 +33,13 @@ final class JobAssembler {
         PodDevices devices(String node, String namespace, String pod);
     }
 
+    /** Where a node's instance type comes from; null when not known. */
+    interface InstanceTypeSource {
+        InstanceTypeSource NONE = node -> null;
+
+        String instanceType(String node);
+    }
+
     private final RankRule rankRule;
 
     JobAssembler(RankRule rankRule) {
@@ -39,7 +47,8 @@ final class JobAssembler {
     }
 
     /** {@code pods}: all pods of one job (same uid), at least one. */
-    JobRecord assemble(List<TrainingPod> pods, RankRule.Shape shape, DeviceSource devices, long updatedAt) {
+    JobRecord assemble(List<TrainingPod> pods, RankRule.Shape shape, DeviceSource devices,
+                       InstanceTypeSource instanceTypes, long updatedAt) {
         TrainingPod first = pods.get(0);
         List<RankRule.Ranked> ranked = rankRule.rank(pods, shape);
         List<JobRecord.Rank> ranks = new ArrayList<>();
@@ -48,7 +57,8 @@ final class JobAssembler {
             TrainingPod p = r.pod();
             PodDevices held = p.node() == null ? null : devices.devices(p.node(), p.namespace(), p.pod());
             shared |= held != null && held.shared();
-            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), p.node(), held == null ? List.of() : held.devices()));
+            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), p.node(), held == null ? List.of() : held.devices(),
+                    p.node() == null ? null : instanceTypes.instanceType(p.node())));
         }
         Map<String, String> labels = commonLabels(pods);
         labels.put(FRAMEWORK_LABEL, first.framework());

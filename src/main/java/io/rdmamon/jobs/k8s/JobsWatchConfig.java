@@ -82,11 +82,19 @@ public final class JobsWatchConfig extends AbstractConfig {
     private static final String POD_DEVICES_TOPIC_DOC = "Topic where collectors publish which pod holds which RDMA "
             + "device; the watcher fills each rank's devices from it. Empty: ranks carry no devices.";
 
+    public static final String INSTANCE_TYPE_LABEL_CONFIG = "jobs.watch.instance.type.label";
+    public static final String DEFAULT_INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
+    private static final String INSTANCE_TYPE_LABEL_DOC = "Node label whose value each rank carries as instanceType "
+            + "(e.g. ecs.ebmgn7ex), for the stream app's expected bandwidth per NIC "
+            + "(streams.nic.expected.instance.types). The watcher then also lists and watches nodes (the ClusterRole "
+            + "needs get/list/watch on nodes). Empty: no node watch, ranks carry no instance type.";
+
     public static final String STARTUP_TIMEOUT_MS_CONFIG = "jobs.startup.timeout.ms";
     public static final long DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
     private static final String STARTUP_TIMEOUT_MS_DOC = "At start the watcher reads back the job records it "
             + "published before (so it neither repeats them nor leaves vanished jobs behind) and exits when that "
-            + "takes longer; it waits as long for the pod devices, then goes on without them (they follow as read).";
+            + "takes longer; it waits as long for the pod devices and the node list, then goes on without them (they "
+            + "follow as read).";
 
     public static final String CLIENT_ID_CONFIG = KAFKA_PREFIX + ProducerConfig.CLIENT_ID_CONFIG;
     public static final String DEFAULT_CLIENT_ID = "rdmamon-jobs-watch";
@@ -112,6 +120,8 @@ public final class JobsWatchConfig extends AbstractConfig {
             .define(TOPIC_CONFIG, Type.STRING, DEFAULT_TOPIC, new ConfigDef.NonEmptyString(), Importance.LOW, TOPIC_DOC)
             .define(POD_DEVICES_TOPIC_CONFIG, Type.STRING, DEFAULT_POD_DEVICES_TOPIC, Importance.LOW,
                     POD_DEVICES_TOPIC_DOC)
+            .define(INSTANCE_TYPE_LABEL_CONFIG, Type.STRING, DEFAULT_INSTANCE_TYPE_LABEL, Importance.LOW,
+                    INSTANCE_TYPE_LABEL_DOC)
             .define(STARTUP_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_STARTUP_TIMEOUT_MS,
                     Range.between(1_000L, 3_600_000L), Importance.LOW, STARTUP_TIMEOUT_MS_DOC)
             .define(CLIENT_ID_CONFIG, Type.STRING, DEFAULT_CLIENT_ID, Importance.LOW, CLIENT_ID_DOC)
@@ -171,6 +181,11 @@ public final class JobsWatchConfig extends AbstractConfig {
     /** Null: no device join. */
     public String podDevicesTopic() {
         return blankToNull(POD_DEVICES_TOPIC_CONFIG);
+    }
+
+    /** Null: no node watch. */
+    public String instanceTypeLabel() {
+        return blankToNull(INSTANCE_TYPE_LABEL_CONFIG);
     }
 
     public Duration startupTimeout() {

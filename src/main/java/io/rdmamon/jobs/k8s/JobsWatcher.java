@@ -46,6 +46,9 @@ public final class JobsWatcher implements AutoCloseable {
     private final PodWatch pods;
     private volatile JobAssembler.DeviceSource devices = (node, namespace, pod) -> null;
     private volatile PodDevicesView devicesView;
+    private volatile JobAssembler.InstanceTypeSource instanceTypes = JobAssembler.InstanceTypeSource.NONE;
+    private volatile NodeInstanceTypes nodes;
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
     private JobsWatcher(JobsWatchConfig config, KubernetesClient client, PublishedJobs published,
                         MeterRegistry registry, Clock clock) {
@@ -78,6 +81,7 @@ public final class JobsWatcher implements AutoCloseable {
         JobsWatcher watcher = new JobsWatcher(config, client, published, registry, Clock.systemUTC());
         try {
             watcher.startDevices(config, registry);
+            watcher.startNodes(config, client);
             watcher.pods.start();
             long every = config.reconcileInterval().toMillis();
             watcher.builder.scheduleWithFixedDelay(watcher::reconcileAll, every, every, TimeUnit.MILLISECONDS);
@@ -102,6 +106,29 @@ public final class JobsWatcher implements AutoCloseable {
             log.warn("pod devices not read to the end of {} within {} s; going on, devices follow as they are read",
                     topic, config.startupTimeout().toSeconds());
         }
+    }
+
+    /**
+     * Node instance types, listed before the pods so that the first records carry them. A node whose label changes
+     * later brings one reconcile of all jobs (only those whose record changed are sent).
+     */
+    private void startNodes(JobsWatchConfig config, KubernetesClient client) throws InterruptedException {
+        String label = config.instanceTypeLabel();
+        if (label == null) {
+            log.info("no instance type label: ranks carry no instance type");
+            return;
+        }
+        NodeInstanceTypes view = new NodeInstanceTypes(client, label, () -> {
+            if (reconcileQueued.compareAndSet(false, true)) {
+                builder.execute(() -> {
+                    reconcileQueued.set(false);
+                    reconcileAll();
+                });
+            }
+        });
+        nodes = view;
+        instanceTypes = view;
+        view.start(config.startupTimeout());
     }
 
     /** Blocks until {@link #close()}. */
@@ -151,7 +178,7 @@ public final class JobsWatcher implements AutoCloseable {
                 next = JobAssembler.deleted(last, now);
             } else {
                 next = assembler.assemble(jobPods, shapes.computeIfAbsent(uid, u -> new RankRule.Shape()), devices,
-                        now);
+                        instanceTypes, now);
             }
             if (!published.mustSend(next)) {
                 return;
@@ -184,6 +211,10 @@ public final class JobsWatcher implements AutoCloseable {
             return;
         }
         pods.close();
+        NodeInstanceTypes nodeView = nodes;
+        if (nodeView != null) {
+            nodeView.close();
+        }
         PodDevicesView view = devicesView;
         if (view != null) {
             view.close();

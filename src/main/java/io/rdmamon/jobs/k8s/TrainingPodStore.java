@@ -6,13 +6,8 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 /**
  * The pod informer's cache: it keeps training pods only, and of each only what {@link PodClassifier} reads (labels,
@@ -23,8 +18,7 @@ import java.util.stream.Stream;
  * <p>A pod that is not a training pod is not stored, so each of its events reaches the handlers as an add, which they
  * ignore; a training pod relabelled into an ordinary one leaves the store, and its job is rebuilt without it.
  */
-final class TrainingPodStore implements ItemStore<Pod> {
-    private final Map<String, Pod> pods = new ConcurrentHashMap<>();
+final class TrainingPodStore extends SlimStore<Pod> {
     private final PodClassifier classifier;
 
     TrainingPodStore(PodClassifier classifier) {
@@ -32,45 +26,12 @@ final class TrainingPodStore implements ItemStore<Pod> {
     }
 
     @Override
-    public String getKey(Pod pod) {
-        return Cache.metaNamespaceKeyFunc(pod);
-    }
-
-    @Override
-    public Pod put(String key, Pod pod) {
-        if (classifier.uid(pod).isEmpty()) {
-            return pods.remove(key);
-        }
-        return pods.put(key, slim(pod));
-    }
-
-    @Override
-    public Pod remove(String key) {
-        return pods.remove(key);
-    }
-
-    @Override
-    public Stream<String> keySet() {
-        return pods.keySet().stream();
-    }
-
-    @Override
-    public Stream<Pod> values() {
-        return pods.values().stream();
-    }
-
-    @Override
-    public int size() {
-        return pods.size();
-    }
-
-    @Override
-    public Pod get(String key) {
-        return pods.get(key);
+    Pod slim(Pod pod) {
+        return classifier.uid(pod).isEmpty() ? null : slimPod(pod);
     }
 
     /** The pod with only the fields the classifier and the informer (resource version) read. */
-    static Pod slim(Pod pod) {
+    private static Pod slimPod(Pod pod) {
         ObjectMeta meta = pod.getMetadata();
         PodStatus status = pod.getStatus();
         PodBuilder slim = new PodBuilder().withNewMetadata()

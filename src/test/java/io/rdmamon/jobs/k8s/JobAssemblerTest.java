@@ -25,7 +25,7 @@ class JobAssemblerTest {
     }
 
     private JobRecord assemble(RankRule.Shape shape, TrainingPod... pods) {
-        return assembler.assemble(List.of(pods), shape, NO_DEVICES, 42L);
+        return assembler.assemble(List.of(pods), shape, NO_DEVICES, JobAssembler.InstanceTypeSource.NONE, 42L);
     }
 
     private static List<String> rankedPods(JobRecord job) {

@@ -48,14 +48,15 @@ class JobsWatcherReconnectTest {
     /**
      * The cluster's state, served by one API server after another. When told, it answers the next watch from an old
      * resource version as a real API server does when its watch cache no longer reaches back that far: the watch
-     * opens, and its first event is an ERROR with status 410 Expired.
+     * opens, and its first event is an ERROR with status 410 Expired. Only the pod watch: the watcher's node watch
+     * (instance types) reconnects too, and must not take the 410 meant for the pods.
      */
     static final class ClusterState extends KubernetesCrudDispatcher {
         final AtomicBoolean forgetHistory = new AtomicBoolean();
 
         @Override
         public MockResponse handleWatch(String path) {
-            if (path.contains("resourceVersion=") && forgetHistory.compareAndSet(true, false)) {
+            if (path.contains("/pods") && path.contains("resourceVersion=") && forgetHistory.compareAndSet(true, false)) {
                 String expired = Serialization.asJson(new WatchEvent(new StatusBuilder().withStatus("Failure")
                         .withCode(410).withReason("Expired").withMessage("too old resource version").build(), "ERROR"));
                 return new MockResponse().withWebSocketUpgrade(new WebSocketListener() {

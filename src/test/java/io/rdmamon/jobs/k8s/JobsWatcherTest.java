@@ -1,5 +1,7 @@
 package io.rdmamon.jobs.k8s;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -45,6 +47,7 @@ class JobsWatcherTest {
     private String bootstrap;
     private JobsTopic jobs;
     private String devicesTopic;
+    private final Map<String, Object> extraSettings = new HashMap<>();
 
     @BeforeEach
     void topics() {
@@ -67,6 +70,7 @@ class JobsWatcherTest {
         settings.put(JobsWatchConfig.TOPIC_CONFIG, jobs.topic());
         settings.put(JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic);
         settings.put(JobsWatchConfig.JOB_LABEL_CONFIG, "rdmamon.io/job");
+        settings.putAll(extraSettings);
         JobsWatcher watcher = JobsWatcher.start(new JobsWatchConfig(settings), client, registry);
         watchers.add(watcher);
         return watcher;
@@ -185,6 +189,50 @@ class JobsWatcherTest {
                 new PodDevices(NS, "bert-worker-1", List.of("mlx5_0"), true, List.of()))));   // same map again
         barrier();
         assertThat(jobs.of(uid)).hasSize(2);
+    }
+
+    private void applyNode(String name, String instanceType) {
+        Node node = new NodeBuilder().withNewMetadata().withName(name)
+                .withLabels(instanceType == null ? Map.of("kubernetes.io/hostname", name)
+                        : Map.of("kubernetes.io/hostname", name, "node.kubernetes.io/instance-type", instanceType))
+                .endMetadata().withNewStatus().addNewImage().withNames("registry/pytorch:2.3").endImage().endStatus()
+                .build();
+        client.nodes().resource(node).createOr(n -> n.update());
+    }
+
+    @Test
+    void shouldPutEachNodesInstanceTypeOnItsRanksAndRepublishWhenTheLabelChanges() throws Exception {
+        applyNode("node-a", "ecs.ebmgn7ex");
+        applyNode("node-b", "ecs.ebmgn7ex");
+        applyNode("node-c", null);                    // a node without the label: its rank has no instance type
+        String uid = UUID.randomUUID().toString();
+        bert(uid).forEach(p -> apply(running(p, 0)));
+        startWatcher();
+
+        JobRecord first = jobs.awaitLatest(uid, state(JobRecord.RUNNING));
+        assertThat(first.ranks()).extracting(JobRecord.Rank::node, JobRecord.Rank::instanceType).containsExactly(
+                tuple("node-a", "ecs.ebmgn7ex"), tuple("node-b", "ecs.ebmgn7ex"), tuple("node-c", null));
+        // left out of the JSON when unknown, so records of nodes without the label read as before
+        assertThat(Json.toString(first.ranks().get(2))).doesNotContain("instanceType");
+        assertThat(Json.toString(first.ranks().get(0))).contains("\"instanceType\":\"ecs.ebmgn7ex\"");
+
+        applyNode("node-c", "ecs.gn7i-c32g1.32xlarge");
+        JobRecord relabelled = jobs.awaitLatest(uid, j -> j.ranks().get(2).instanceType() != null);
+        assertThat(relabelled.ranks().get(2).instanceType()).isEqualTo("ecs.gn7i-c32g1.32xlarge");
+        barrier();
+        assertThat(jobs.of(uid)).hasSize(2);
+    }
+
+    @Test
+    void shouldWatchNoNodesWhenTheInstanceTypeLabelIsEmpty() throws Exception {
+        applyNode("node-a", "ecs.ebmgn7ex");
+        String uid = UUID.randomUUID().toString();
+        bert(uid).forEach(p -> apply(running(p, 0)));
+        extraSettings.put(JobsWatchConfig.INSTANCE_TYPE_LABEL_CONFIG, "");
+        startWatcher();
+
+        assertThat(jobs.awaitLatest(uid, state(JobRecord.RUNNING)).ranks())
+                .allSatisfy(r -> assertThat(r.instanceType()).isNull());
     }
 
     private void publishDevices(PodDeviceMap map) {
