@@ -147,7 +147,26 @@ public final class StreamsBenchmark implements Callable<Integer> {
      * the JIT has compiled what runs hot and start-up is behind: what a reader that keeps up with a live cluster pays.
      */
     private record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
-                           long warmSamples, Map<String, Double> threads) {
+                           long warmSamples, Map<String, Double> threads, Double startUpSeconds,
+                           Double startUpCpuSeconds) {
+        /** This reading with the time and CPU from JVM start until the app ran (its start-up), null when unseen. */
+        Reading withStartUp(Double seconds, Double cpuSeconds) {
+            return new Reading(this.seconds, this.cpuSeconds, warmSeconds, warmCpuSeconds, warmSamples, threads,
+                    seconds, cpuSeconds);
+        }
+
+        /** Start-up, then the processing after it, or nothing when the start-up was not seen. */
+        String startUp(long samples) {
+            if (startUpSeconds == null) {
+                return "";
+            }
+            double seconds = this.seconds - startUpSeconds;
+            double cpu = cpuSeconds - startUpCpuSeconds;
+            return String.format("%n  its start-up (JVM start to Kafka Streams running): %.1f s, %.1f CPU s; then "
+                    + "%,.0f samples/s, %.4f CPU ms per sample", startUpSeconds, startUpCpuSeconds, samples / seconds,
+                    cpu * 1000 / samples);
+        }
+
         /** The threads that used the most CPU, as {@code name 1.2 s}. */
         String topThreads(int n) {
             return threads.entrySet().stream().limit(n)
@@ -174,7 +193,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
     private record Half(long nanos, double cpuSeconds, long samples) {
         Reading finish(long t0, long end, double cpu, long total, Map<String, Double> threads) {
             return new Reading((end - t0) / 1e9, cpu, (end - nanos) / 1e9, cpu - cpuSeconds, total - samples,
-                    threads);
+                    threads, null, null);
         }
     }
 
@@ -258,8 +277,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
         long writes = written.values().stream().mapToLong(Long::longValue).sum();
         List<String> variant = new ArrayList<>(appSettings);
         variant.addAll(jvmOptions);
-        out.printf("stream app (exactly-once, %s): %s%n",
-                variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples));
+        out.printf("stream app (exactly-once, %s): %s%s%n",
+                variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples),
+                app.startUp(samples));
         out.printf("  its threads: %s%n", app.topThreads(6));
         out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
                 (double) writes / samples, writesByTopic(written, appId));
@@ -279,19 +299,26 @@ public final class StreamsBenchmark implements Callable<Integer> {
                                Path work, List<String> appJvmOptions) throws Exception {
         List<String> args = appArgs(bootstrap, topics, appId, work);
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
-        try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args, appJvmOptions)) {
+        Path log = work.resolve("streams.log");
+        try (ChildJvm app = ChildJvm.startServerRole(heap, log, args, appJvmOptions)) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
             Half half = null;
+            Half running = null; // Kafka Streams has its tasks: start-up is over
             while (true) {
                 app.checkAlive();
+                if (running == null && Files.readString(log).contains(StreamsCommand.RUNNING)) {
+                    running = new Half(System.nanoTime(), app.cpuSeconds(), 0);
+                }
                 long consumed = KafkaOffsets.committed(admin, appId).entrySet().stream()
                         .filter(e -> inputs.contains(e.getKey().topic())).mapToLong(Map.Entry::getValue).sum();
                 if (half == null && consumed >= samples / 2) {
                     half = new Half(System.nanoTime(), app.cpuSeconds(), consumed);
                 }
                 if (consumed >= samples) {
-                    return half.finish(t0, System.nanoTime(), app.cpuSeconds(), samples, app.cpuSecondsByThread());
+                    return half.finish(t0, System.nanoTime(), app.cpuSeconds(), samples, app.cpuSecondsByThread())
+                            .withStartUp(running == null ? null : (running.nanos() - t0) / 1e9,
+                                    running == null ? null : running.cpuSeconds());
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the stream app did not catch up in " + timeoutSeconds + " s");

@@ -36,6 +36,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyConfig;
 import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -88,9 +89,10 @@ public final class RdmamonTopology {
      *                         0 when unknown, as in tests and replays on one partition
      */
     public static Topology build(StreamsAppConfig cfg, MeterRegistry registry, int samplePartitions) {
-        StreamsBuilder builder = new StreamsBuilder();
+        Properties props = streamsConfig(cfg);
+        StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(props)));
         build(builder, cfg, registry, samplePartitions);
-        return builder.build(streamsConfig(cfg));
+        return builder.build(props);
     }
 
     public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry,
