@@ -39,6 +39,7 @@ public final class SysfsFiles {
     private long absentReads;
     private int start;
     private int end;
+    private long counter;
 
     private final boolean holdOpen;
 
@@ -78,10 +79,18 @@ public final class SysfsFiles {
         return new String(bytes, start, end - start, StandardCharsets.UTF_8);
     }
 
-    /** An unsigned decimal counter (64-bit values above {@link Long#MAX_VALUE} come back negative, as unsigned). */
+    /** An unsigned decimal counter, or {@code null} when unknown (boxed: for files read now and then). */
     public Long readCounter(String device, Path file) {
+        return readCounterValue(device, file) ? counter : null;
+    }
+
+    /**
+     * Reads an unsigned decimal counter without boxing it: true when its value is known, and {@link #counterValue()}
+     * gives it (64-bit values above {@link Long#MAX_VALUE} come back negative, as unsigned).
+     */
+    public boolean readCounterValue(String device, Path file) {
         if (!load(device, file)) {
-            return null;
+            return false;
         }
         int length = end - start;
         if (length > 0 && length <= FAST_DIGITS) {
@@ -95,23 +104,30 @@ public final class SysfsFiles {
                 value = value * 10 + digit;
             }
             if (i == end) {
-                return value;
+                counter = value;
+                return true;
             }
         }
         if (startsWith("N/A")) {
             problems.note("no-pma|" + file.getParent(), file.getParent() + ": counters read '" + shown()
                     + "' (the driver has no performance management agent): these counters are unknown");
-            return null;
+            return false;
         }
         try {
             if (length > FAST_DIGITS && bytes[start] != '+') {
-                return Long.parseUnsignedLong(new String(bytes, start, length, StandardCharsets.US_ASCII));
+                counter = Long.parseUnsignedLong(new String(bytes, start, length, StandardCharsets.US_ASCII));
+                return true;
             }
         } catch (NumberFormatException e) {
             // falls through to the report below
         }
         problems.error(device, file, "not a counter value: '" + shown() + "'");
-        return null;
+        return false;
+    }
+
+    /** The value {@link #readCounterValue} read last. */
+    public long counterValue() {
+        return counter;
     }
 
     /**
@@ -202,15 +218,13 @@ public final class SysfsFiles {
         }
     }
 
+    /**
+     * One read from offset 0: sysfs hands a whole attribute over in it (and would generate it again for a read at
+     * another offset), and a regular file this small comes whole as well; a file that fills the buffer is refused.
+     */
     private void readPositional(FileChannel channel) throws IOException {
         buffer.clear();
-        int n;
-        while (buffer.hasRemaining() && (n = channel.read(buffer, buffer.position())) >= 0) {
-            // sysfs hands the whole attribute over in the first read; the loop only guards odd filesystems
-            if (n == 0) {
-                break;
-            }
-        }
+        channel.read(buffer, 0);
     }
 
     private static void closeQuietly(FileChannel channel) {
