@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -66,13 +67,17 @@ public final class BenchCommand {
                 description = "--process: node_exporter to compare with (default ${DEFAULT-VALUE}; empty: none).")
         String nodeExporter;
 
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "--process: a collector setting, e.g. "
+                + "kafka.compression.type=none (repeatable).")
+        List<String> settings = new ArrayList<>();
+
         @Override
         public Integer call() throws Exception {
             if (process) {
                 List<String> jvmOptions = jvm == null ? io.rdmamon.collector.CollectorJvmOptions.load()
                         : Stream.of(jvm.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList();
                 CollectorProcessBenchmark.run(new CollectorProcessBenchmark.Options(interval, warmupTime, time,
-                        jvmOptions, fullClassPath, nodeExporter), spec.commandLine().getOut());
+                        jvmOptions, fullClassPath, nodeExporter, settings), spec.commandLine().getOut());
                 return 0;
             }
             CollectorBenchmark.run(devices, ports, warmup, passes, spec.commandLine().getOut());

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -48,8 +49,9 @@ final class CollectorProcessBenchmark {
     private static final double TICKS_PER_SEC = 100.0;
     private static final Pattern TIME_OF_DAY = Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
 
+    /** @param settings collector settings ({@code key=value}) on top of the benchmark's own */
     record Options(Duration interval, Duration warmup, Duration measure, List<String> jvmOptions, boolean fullClassPath,
-                   String nodeExporter) {
+                   String nodeExporter, List<String> settings) {
     }
 
     private CollectorProcessBenchmark() {
@@ -73,11 +75,12 @@ final class CollectorProcessBenchmark {
         long intervalMs = options.interval().toMillis();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
             createTopics(broker.bootstrapServers());
-            List<String> args = List.of("--sysfs", tree.root().toString(), "--interval", intervalMs + "ms",
-                    "--node", "bench-node", "--bootstrap-servers", broker.bootstrapServers(), "--metrics-port", "0",
-                    "--set", "collector.sysfs.keep.open=always",
+            List<String> args = new ArrayList<>(List.of("--sysfs", tree.root().toString(), "--interval",
+                    intervalMs + "ms", "--node", "bench-node", "--bootstrap-servers", broker.bootstrapServers(),
+                    "--metrics-port", "0", "--set", "collector.sysfs.keep.open=always",
                     "--set", "collector.buffer.spill.path=" + work.resolve("spill"),
-                    "--set", "eadm.command=" + EadmSimScript.command(eadm, tree.root()));
+                    "--set", "eadm.command=" + EadmSimScript.command(eadm, tree.root())));
+            options.settings().forEach(setting -> args.addAll(List.of("--set", setting)));
             long startMs = System.currentTimeMillis();
             try (RecordCounter records = RecordCounter.start(broker.bootstrapServers(), Topics.PORT_SAMPLES);
                  ChildJvm collector = ChildJvm.start(options.jvmOptions(), classPath(options.fullClassPath()),
@@ -104,9 +107,10 @@ final class CollectorProcessBenchmark {
                                 + "%d counter files; interval %d ms, %d s warm-up (%d passes), %d passes measured%n",
                         MLX5_DEVICES, MLX5_PORTS, ERDMA_DEVICES, files, intervalMs, options.warmup().toSeconds(),
                         ticks, measured);
-                out.printf("  JVM options: %s; environment: %s; class path: %s%n",
+                out.printf("  JVM options: %s; environment: %s; class path: %s; settings: %s%n",
                         String.join(" ", options.jvmOptions()), CollectorJvmOptions.ENVIRONMENT,
-                        options.fullClassPath() ? "all of rdmamon's" : "the collector's (target/collector-lib)");
+                        options.fullClassPath() ? "all of rdmamon's" : "the collector's (target/collector-lib)",
+                        options.settings().isEmpty() ? "defaults" : String.join(" ", options.settings()));
                 out.printf("  %-28s %10s %12s %12s%n", "", "CPU/pass", "resident", "peak");
                 out.printf("  %-28s %7.2f ms %8.1f MiB %8.1f MiB%n", "rdmamon collector", cpu * 1000 / measured,
                         mib(resident.now()), mib(resident.peak()));
@@ -121,6 +125,8 @@ final class CollectorProcessBenchmark {
                 out.printf("  first record on Kafka %.2f s after the collector process started; %d records in the "
                         + "measured passes (%d expected)%n", (records.firstTimestamp() - startMs) / 1e3, received,
                         measured * (MLX5_DEVICES * MLX5_PORTS + ERDMA_DEVICES));
+                out.printf("  on the wire: %.0f bytes per port record (record batches as the broker stored them, "
+                        + "from start)%n", (double) batchBytes(work.resolve("kafka")) / records.count());
                 out.printf("  collector log: first line %.2f s, sampling from %.2f s after the process started%n",
                         logSeconds(work.resolve("collector.log"), "", startMs),
                         logSeconds(work.resolve("collector.log"), "CollectorCommand - collector on node", startMs));
@@ -190,6 +196,14 @@ final class CollectorProcessBenchmark {
             }
         }
         return intervals;
+    }
+
+    /** The bytes of the port-sample topic's record batches in the broker's log: what the producer sent, compressed. */
+    private static long batchBytes(Path logDir) throws IOException {
+        try (Stream<Path> files = Files.walk(logDir)) {
+            return files.filter(f -> f.getParent().getFileName().toString().startsWith(Topics.PORT_SAMPLES + "-")
+                    && f.getFileName().toString().endsWith(".log")).mapToLong(f -> f.toFile().length()).sum();
+        }
     }
 
     private static long counterFiles(Path root) throws IOException {

@@ -41,7 +41,7 @@ public final class PublishBenchmark {
     private static final int PORTS = 2;
     private static final int POOL_PASSES = 256;
     private static final int PARTITIONS = 6;
-    private static final List<String> CODECS = List.of("none", "lz4", "zstd");
+    private static final List<String> CODECS = List.of("none", "gzip", "lz4", "zstd");
 
     private PublishBenchmark() {
     }

@@ -25,21 +25,4 @@ record DeviceLayout(long scannedNanos, List<PortLayout> ports, CounterFiles devi
                       String rateText, Long rateBytesPerSec, CounterFiles counters, CounterFiles countersExt,
                       CounterFiles hw) {
     }
-
-    /** The files of one counter folder, with their names. */
-    record CounterFiles(String[] names, Path[] files) {
-        static final CounterFiles NONE = new CounterFiles(new String[0], new Path[0]);
-
-        static CounterFiles of(Path dir) {
-            String[] names = SysfsFiles.list(dir);
-            if (names.length == 0) {
-                return NONE;
-            }
-            Path[] files = new Path[names.length];
-            for (int i = 0; i < names.length; i++) {
-                files[i] = dir.resolve(names[i]);
-            }
-            return new CounterFiles(names, files);
-        }
-    }
 }

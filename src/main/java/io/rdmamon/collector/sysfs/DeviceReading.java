@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * One pass over {@code class/infiniband/<device>/}: identity files ({@code null} when absent — {@code hca_type} and
- * {@code board_id} are missing on some drivers), device-level {@code hw_counters/} (raw, absent = unknown) and the
- * ports in ascending order.
+ * {@code board_id} are missing on some drivers), device-level {@code hw_counters/} (raw, unknown values have none) and
+ * the ports in ascending order.
  */
 public record DeviceReading(
         String device,
@@ -14,12 +14,16 @@ public record DeviceReading(
         String fwVer,
         String boardId,
         String hcaType,
-        Map<String, Long> hwCounters,
+        Counters hw,
         List<PortReading> ports) {
 
     public DeviceReading {
-        hwCounters = Map.copyOf(hwCounters);
         ports = List.copyOf(ports);
+    }
+
+    /** Device-level {@code hw_counters/}: known values by name (for tests and diagnostics). */
+    public Map<String, Long> hwCounters() {
+        return hw.asMap();
     }
 
     /** The port with this number, or {@code null}. */

@@ -13,15 +13,22 @@ public final class Increments {
 
     /** {@code current - previous}, or {@code null} when that would not be the true count. */
     public static Long increment(long previous, long current, long saturatedValue) {
-        if (previous == saturatedValue || current == saturatedValue || Long.compareUnsigned(current, previous) < 0) {
-            return null;
-        }
-        return current - previous;
+        return isTrue(previous, current, saturatedValue) ? current - previous : null;
+    }
+
+    /** Whether {@code current - previous} is the true count: neither saturated, and no reset in between. */
+    public static boolean isTrue(long previous, long current, long saturatedValue) {
+        return previous != saturatedValue && current != saturatedValue && Long.compareUnsigned(current, previous) >= 0;
     }
 
     /** An increment (times its unit, e.g. 4 bytes per data word) per second; {@code null} in gives {@code null}. */
     public static Double perSecond(Long increment, long unit, long intervalNanos) {
-        if (increment == null || intervalNanos <= 0) {
+        return increment == null ? null : perSecond(increment.longValue(), unit, intervalNanos);
+    }
+
+    /** An increment (times its unit) per second, or {@code null} without an interval. */
+    public static Double perSecond(long increment, long unit, long intervalNanos) {
+        if (intervalNanos <= 0) {
             return null;
         }
         return (double) increment * unit * NANOS_PER_SECOND / intervalNanos;

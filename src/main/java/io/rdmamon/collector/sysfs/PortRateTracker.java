@@ -4,9 +4,7 @@ import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.PortSample;
 
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One port's state across passes: turns consecutive {@link PortReading}s into {@link PortSample}s. The interval comes
@@ -15,8 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code null}/omitted whenever the counters cannot tell the truth: saturated, reset, unknown in either reading.
  */
 public final class PortRateTracker {
-    /** Counter names repeat every pass; classifying each once keeps lower-casing out of the hot path. */
-    private static final Map<String, Optional<CounterClass>> CLASSES = new ConcurrentHashMap<>();
     private static final CounterFolder[] FOLDERS = CounterFolder.values();
 
     private final String node;
@@ -45,36 +41,52 @@ public final class PortRateTracker {
 
     /** Non-zero increments of every classified counter whose increment is known, by file name, sorted. */
     static Map<String, Long> errorIncrements(PortReading before, PortReading current) {
-        Map<String, Long> errors = new TreeMap<>();
+        Map<String, Long> errors = Map.of();
         for (CounterFolder folder : FOLDERS) {
-            Map<String, Long> earlier = before.folder(folder);
-            for (Map.Entry<String, Long> entry : current.folder(folder).entrySet()) {
-                String name = entry.getKey();
-                if (classOf(name).isEmpty()) {
-                    continue;
-                }
-                Long then = earlier.get(name);
-                if (then == null) {
-                    continue;
-                }
-                Long increment = Increments.increment(then, entry.getValue(), folder.saturatedValue(name));
-                if (increment != null && increment != 0) {
-                    errors.putIfAbsent(name, increment);
+            Counters own = current.folder(folder);
+            for (int i = 0; i < own.size(); i++) {
+                errors = addIncrement(errors, before, folder, own, i);
+            }
+            Counters device = current.deviceHw();
+            for (int i = 0; folder == CounterFolder.HW_COUNTERS && i < device.size(); i++) {
+                // the port's own counter of that name wins (see PortReading#holding)
+                if (own.knownIndex(device.files.names[i]) < 0) {
+                    errors = addIncrement(errors, before, folder, device, i);
                 }
             }
         }
         return errors;
     }
 
-    static Map<String, Long> errorClasses(Map<String, Long> errors) {
-        Map<String, Long> classes = new TreeMap<>();
-        errors.forEach((name, increment) -> classOf(name)
-                .ifPresent(counterClass -> classes.merge(counterClass.wireName(), increment, Long::sum)));
-        return classes;
+    /** Adds counter {@code i}'s increment when it is an error counter, known in both readings, true and not 0. */
+    private static Map<String, Long> addIncrement(Map<String, Long> errors, PortReading before, CounterFolder folder,
+                                                  Counters now, int i) {
+        if (now.files.classes[i] == null || !now.known(i)) {
+            return errors;
+        }
+        String name = now.files.names[i];
+        Counters then = before.holding(folder, name);
+        if (then == null) {
+            return errors;
+        }
+        long previous = then.value(then.knownIndex(name));
+        long current = now.value(i);
+        if (current == previous || !Increments.isTrue(previous, current, now.files.saturated[i])) {
+            return errors;
+        }
+        Map<String, Long> found = errors.isEmpty() ? new TreeMap<>() : errors;
+        found.putIfAbsent(name, current - previous);
+        return found;
     }
 
-    private static Optional<CounterClass> classOf(String name) {
-        return CLASSES.computeIfAbsent(name, CounterClass::of);
+    static Map<String, Long> errorClasses(Map<String, Long> errors) {
+        if (errors.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Long> classes = new TreeMap<>();
+        errors.forEach((name, increment) -> CounterClass.of(name)
+                .ifPresent(counterClass -> classes.merge(counterClass.wireName(), increment, Long::sum)));
+        return classes;
     }
 
     private PortSample sample(PortReading reading, long wallMs, long intervalMs, Double txBytes, Double rxBytes,

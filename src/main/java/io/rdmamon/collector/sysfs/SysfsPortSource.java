@@ -1,7 +1,6 @@
 package io.rdmamon.collector.sysfs;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.PortSample;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,7 +85,7 @@ public final class SysfsPortSource {
             int firstPort = device.ports().isEmpty() ? -1 : device.ports().get(0).port();
             for (PortReading raw : device.ports()) {
                 PortReading port = withDeviceCounters(device, raw, raw.port() == firstPort);
-                if (TrafficCounter.TX_BYTES.total(port) != null || TrafficCounter.RX_BYTES.total(port) != null) {
+                if (TrafficCounter.TX_BYTES.isKnown(port) || TrafficCounter.RX_BYTES.isKnown(port)) {
                     withTraffic.add(name);
                 }
                 String key = name + "/" + port.port();
@@ -129,18 +128,11 @@ public final class SysfsPortSource {
     }
 
     static PortReading withDeviceCounters(DeviceReading device, PortReading port, boolean firstPort) {
-        Map<String, Long> deviceLevel = device.hwCounters();
         boolean single = device.ports().size() == 1;
-        if (deviceLevel.isEmpty() || !(single || firstPort)) {
+        if (device.hw().size() == 0 || !(single || firstPort)) {
             return port;
         }
-        Map<String, Long> merged = new HashMap<>(port.hwCounters());
-        deviceLevel.forEach((name, value) -> {
-            if (single || CounterClass.of(name).isPresent()) {
-                merged.putIfAbsent(name, value);
-            }
-        });
-        return port.withHwCounters(merged);
+        return port.withDeviceCounters(device.hw(), single);
     }
 
     private void warnIfCachedLongerThanInterval(String key, PortReading port, long intervalMs) {

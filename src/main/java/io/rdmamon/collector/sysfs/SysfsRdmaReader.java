@@ -26,8 +26,6 @@ import java.util.Objects;
  * <p>What cannot be read is unknown and stops nothing else: see {@link SysfsFiles} for the policy. Not thread-safe.
  */
 public final class SysfsRdmaReader {
-    static final String LIFESPAN = "lifespan";
-
     private final Path root;
     private final Path infiniband;
     private final SysfsFiles files;
@@ -109,16 +107,14 @@ public final class SysfsRdmaReader {
     private DeviceReading read(String device, DeviceLayout layout) {
         List<PortReading> ports = new ArrayList<>(layout.ports().size());
         for (DeviceLayout.PortLayout port : layout.ports()) {
-            Map<String, Long> hw = readCounters(device, port.hw());
-            Long lifespan = hw.remove(LIFESPAN);
+            Path lifespan = port.hw().lifespan;
             ports.add(new PortReading(device, port.port(), PortState.parse(port.state()),
                     PortState.parse(port.physState()), port.linkLayer(), port.rateText(), port.rateBytesPerSec(),
-                    readCounters(device, port.counters()), readCounters(device, port.countersExt()), hw, lifespan));
+                    port.counters().read(device, files), port.countersExt().read(device, files),
+                    port.hw().read(device, files), lifespan == null ? null : files.readCounter(device, lifespan)));
         }
-        Map<String, Long> deviceHw = readCounters(device, layout.deviceHw());
-        deviceHw.remove(LIFESPAN);
         return new DeviceReading(device, layout.nodeGuid(), layout.fwVer(), layout.boardId(), layout.hcaType(),
-                deviceHw, ports);
+                layout.deviceHw().read(device, files), ports);
     }
 
     /** Lists the device's folders and reads its static attributes; {@code null} when the device is gone. */
@@ -140,7 +136,7 @@ public final class SysfsRdmaReader {
             ports.add(scanPort(device, port, dir.resolve("ports").resolve(Integer.toString(port))));
         }
         DeviceLayout layout = new DeviceLayout(nowNanos, ports,
-                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.HW_COUNTERS.dirName())),
+                counterFiles(dir, CounterFolder.HW_COUNTERS),
                 files.readText(device, dir.resolve("node_guid")),
                 files.readText(device, dir.resolve("fw_ver")),
                 files.readText(device, dir.resolve("board_id")),
@@ -158,22 +154,12 @@ public final class SysfsRdmaReader {
         return new DeviceLayout.PortLayout(port, dir.resolve("state"), dir.resolve("phys_state"),
                 files.readText(device, dir.resolve("state")), files.readText(device, dir.resolve("phys_state")),
                 files.readText(device, dir.resolve("link_layer")), rateText, rate,
-                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.COUNTERS.dirName())),
-                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.COUNTERS_EXT.dirName())),
-                DeviceLayout.CounterFiles.of(dir.resolve(CounterFolder.HW_COUNTERS.dirName())));
+                counterFiles(dir, CounterFolder.COUNTERS), counterFiles(dir, CounterFolder.COUNTERS_EXT),
+                counterFiles(dir, CounterFolder.HW_COUNTERS));
     }
 
-    /** Every file of a counter folder that holds a number; an absent folder gives an empty map. */
-    private Map<String, Long> readCounters(String device, DeviceLayout.CounterFiles folder) {
-        String[] names = folder.names();
-        Map<String, Long> values = new HashMap<>(names.length * 2);
-        for (int i = 0; i < names.length; i++) {
-            Long value = files.readCounter(device, folder.files()[i]);
-            if (value != null) {
-                values.put(names[i], value);
-            }
-        }
-        return values;
+    private static CounterFiles counterFiles(Path dir, CounterFolder folder) {
+        return CounterFiles.of(folder, dir.resolve(folder.dirName()));
     }
 
     private int[] portNumbers(String device, Path portsDir) {

@@ -36,22 +36,35 @@ public enum TrafficCounter {
     /** The total so far in bytes or packets (raw value times unit) from the best source, or {@code null}. */
     public Long total(PortReading reading) {
         for (Source source : sources) {
-            Long value = reading.counter(source.folder, source.name);
-            if (value != null) {
-                return value * source.unit;
+            Counters holder = reading.holding(source.folder, source.name);
+            if (holder != null) {
+                return holder.value(holder.knownIndex(source.name)) * source.unit;
             }
         }
         return null;
     }
 
+    /** Whether some source of this counter is known in the reading. */
+    boolean isKnown(PortReading reading) {
+        for (Source source : sources) {
+            if (reading.holding(source.folder, source.name) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Per second over the interval, or {@code null} when no source gives an honest increment. */
     public Double perSecond(PortReading previous, PortReading current, long intervalNanos) {
         for (Source source : sources) {
-            Long before = previous.counter(source.folder, source.name);
-            Long now = current.counter(source.folder, source.name);
-            if (before != null && now != null) {
-                Long increment = Increments.increment(before, now, source.folder.saturatedValue(source.name));
-                return Increments.perSecond(increment, source.unit, intervalNanos);
+            Counters then = previous.holding(source.folder, source.name);
+            Counters now = current.holding(source.folder, source.name);
+            if (then != null && now != null) {
+                int i = now.knownIndex(source.name);
+                long before = then.value(then.knownIndex(source.name));
+                long after = now.value(i);
+                return Increments.isTrue(before, after, now.files.saturated[i])
+                        ? Increments.perSecond(after - before, source.unit, intervalNanos) : null;
             }
         }
         return null;

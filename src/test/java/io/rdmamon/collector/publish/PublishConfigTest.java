@@ -33,7 +33,7 @@ class PublishConfigTest {
                 .containsEntry("linger.ms", "20")
                 .containsEntry("acks", "all")
                 .containsEntry("enable.idempotence", true)
-                .containsEntry("compression.type", "zstd")
+                .containsEntry("compression.type", "gzip")
                 .containsEntry("delivery.timeout.ms", Integer.MAX_VALUE)
                 .containsEntry("max.in.flight.requests.per.connection", 1)
                 .containsEntry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -161,6 +161,24 @@ class SysfsPortSourceTest {
     }
 
     @Test
+    void shouldCountDeviceLevelErrorsOnTheFirstPortOnlyWhenADeviceHasSeveralPorts() throws IOException {
+        Path root = Ttar.unpackResource("/fixtures/node-exporter-infiniband.ttar", tmp).resolve("sys");
+        Files.createDirectories(root.resolve("class/infiniband/mlx4_0/hw_counters"));
+        write(root, "class/infiniband/mlx4_0/hw_counters/out_of_sequence", 10);
+        write(root, "class/infiniband/mlx4_0/hw_counters/rx_bytes_cnt", 0);
+        SysfsPortSource source = source(root);
+        source.sample(T0, 0);
+        write(root, "class/infiniband/mlx4_0/hw_counters/out_of_sequence", 13);
+        write(root, "class/infiniband/mlx4_0/hw_counters/rx_bytes_cnt", 5_000);
+
+        SysfsPass pass = source.sample(T0 + 1000, SECOND);
+
+        assertThat(sample(pass, "mlx4_0", 1).errors()).containsExactly(Map.entry("out_of_sequence", 3L));
+        assertThat(sample(pass, "mlx4_0", 2).errors()).isEmpty();
+        assertThat(sample(pass, "mlx4_0", 2).rxBytesPerSec()).as("device traffic is no port's").isNotEqualTo(5_000d);
+    }
+
+    @Test
     void shouldGiveNoRateAndNoIncrementWhenACounterIsSaturated() throws IOException {
         Path root = tree("rdmamon-quirks.ttar");
         SysfsPortSource source = source(root);
