@@ -148,14 +148,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
      */
     private record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
                            long warmSamples, Map<String, Double> threads, Double startUpSeconds,
-                           Double startUpCpuSeconds) {
-        /** This reading with the time and CPU from JVM start until the app ran (its start-up), null when unseen. */
-        Reading withStartUp(Double seconds, Double cpuSeconds) {
-            return new Reading(this.seconds, this.cpuSeconds, warmSeconds, warmCpuSeconds, warmSamples, threads,
-                    seconds, cpuSeconds);
-        }
-
-        /** Start-up, then the processing after it, or nothing when the start-up was not seen. */
+                           double startUpCpuSeconds) {
+        /** Start-up (JVM start until the app ran), then the processing after it; nothing when that was not seen. */
         String startUp(long samples) {
             if (startUpSeconds == null) {
                 return "";
@@ -189,11 +183,13 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    /** Time, CPU and samples read when a reader passed half of the backlog. */
-    private record Half(long nanos, double cpuSeconds, long samples) {
-        Reading finish(long t0, long end, double cpu, long total, Map<String, Double> threads) {
+    /** Time, CPU and samples read at a point of a reader's run: half of the backlog, or the app running. */
+    private record Mark(long nanos, double cpuSeconds, long samples) {
+        /** The reading of a run that started at {@code t0}, this being its half mark; {@code running} may be null. */
+        Reading finish(long t0, long end, double cpu, long total, Map<String, Double> threads, Mark running) {
             return new Reading((end - t0) / 1e9, cpu, (end - nanos) / 1e9, cpu - cpuSeconds, total - samples,
-                    threads, null, null);
+                    threads, running == null ? null : (running.nanos - t0) / 1e9,
+                    running == null ? 0 : running.cpuSeconds);
         }
     }
 
@@ -244,18 +240,18 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 bootstrap, "--topics", String.join(",", sampleTopics)))) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            Half half = null;
+            Mark half = null;
             while (true) {
                 String text = Files.readString(log);
                 if (half == null && text.contains(RawConsumer.HALF)) {
-                    half = new Half(System.nanoTime(), child.cpuSeconds(), samples / 2);
+                    half = new Mark(System.nanoTime(), child.cpuSeconds(), samples / 2);
                 }
                 if (text.contains(RawConsumer.DONE)) {
                     long end = System.nanoTime();
                     if (half == null) {
-                        half = new Half(end, child.cpuSeconds(), samples / 2);
+                        half = new Mark(end, child.cpuSeconds(), samples / 2);
                     }
-                    return half.finish(t0, end, child.cpuSeconds(), samples, child.cpuSecondsByThread());
+                    return half.finish(t0, end, child.cpuSeconds(), samples, child.cpuSecondsByThread(), null);
                 }
                 child.checkAlive();
                 if (System.nanoTime() > deadline) {
@@ -303,22 +299,21 @@ public final class StreamsBenchmark implements Callable<Integer> {
         try (ChildJvm app = ChildJvm.startServerRole(heap, log, args, appJvmOptions)) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            Half half = null;
-            Half running = null; // Kafka Streams has its tasks: start-up is over
+            Mark half = null;
+            Mark running = null; // Kafka Streams has its tasks: start-up is over
             while (true) {
                 app.checkAlive();
                 if (running == null && Files.readString(log).contains(StreamsCommand.RUNNING)) {
-                    running = new Half(System.nanoTime(), app.cpuSeconds(), 0);
+                    running = new Mark(System.nanoTime(), app.cpuSeconds(), 0);
                 }
                 long consumed = KafkaOffsets.committed(admin, appId).entrySet().stream()
                         .filter(e -> inputs.contains(e.getKey().topic())).mapToLong(Map.Entry::getValue).sum();
                 if (half == null && consumed >= samples / 2) {
-                    half = new Half(System.nanoTime(), app.cpuSeconds(), consumed);
+                    half = new Mark(System.nanoTime(), app.cpuSeconds(), consumed);
                 }
                 if (consumed >= samples) {
-                    return half.finish(t0, System.nanoTime(), app.cpuSeconds(), samples, app.cpuSecondsByThread())
-                            .withStartUp(running == null ? null : (running.nanos() - t0) / 1e9,
-                                    running == null ? null : running.cpuSeconds());
+                    return half.finish(t0, System.nanoTime(), app.cpuSeconds(), samples, app.cpuSecondsByThread(),
+                            running);
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the stream app did not catch up in " + timeoutSeconds + " s");

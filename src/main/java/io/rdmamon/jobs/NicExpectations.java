@@ -17,8 +17,8 @@ import java.util.regex.Pattern;
  */
 public record NicExpectations(Map<String, Double> byInstanceType, Map<String, Double> byDeviceType) {
     public static final NicExpectations NONE = new NicExpectations(Map.of(), Map.of());
+    /** A device's index, with the underscore before it if there is one. */
     private static final Pattern INDEX = Pattern.compile("_?\\d+$");
-    private static final Pattern UNDERSCORE_INDEX = Pattern.compile("_\\d+$");
 
     public NicExpectations {
         byInstanceType = Map.copyOf(byInstanceType);
@@ -33,8 +33,7 @@ public record NicExpectations(Map<String, Double> byInstanceType, Map<String, Do
 
     /** {@code mlx5_1} → {@code mlx5}, {@code erdma_0} → {@code erdma}, {@code rxe0} → {@code rxe}. */
     public static String deviceType(String device) {
-        return UNDERSCORE_INDEX.matcher(device).find() ? UNDERSCORE_INDEX.matcher(device).replaceFirst("")
-                : INDEX.matcher(device).replaceFirst("");
+        return INDEX.matcher(device).replaceFirst("");
     }
 
     /**

@@ -46,6 +46,11 @@ public final class Counters {
         return i < 0 ? null : values[i];
     }
 
+    /** The raw value of a counter known to be here (as {@link PortReading#holding} found it), unboxed. */
+    long valueOf(String name) {
+        return values[files.indexOf(name)];
+    }
+
     /** The known values by name (for tests and diagnostics: a pass reads them by index). */
     public Map<String, Long> asMap() {
         Map<String, Long> map = new TreeMap<>();

@@ -69,7 +69,7 @@ public final class PortRateTracker {
         if (then == null) {
             return errors;
         }
-        long previous = then.value(then.knownIndex(name));
+        long previous = then.valueOf(name);
         long current = now.value(i);
         if (current == previous || !Increments.isTrue(previous, current, now.files.saturated[i])) {
             return errors;

@@ -38,7 +38,7 @@ public enum TrafficCounter {
         for (Source source : sources) {
             Counters holder = reading.holding(source.folder, source.name);
             if (holder != null) {
-                return holder.value(holder.knownIndex(source.name)) * source.unit;
+                return holder.valueOf(source.name) * source.unit;
             }
         }
         return null;
@@ -60,8 +60,8 @@ public enum TrafficCounter {
             Counters then = previous.holding(source.folder, source.name);
             Counters now = current.holding(source.folder, source.name);
             if (then != null && now != null) {
-                int i = now.knownIndex(source.name);
-                long before = then.value(then.knownIndex(source.name));
+                int i = now.files.indexOf(source.name);
+                long before = then.valueOf(source.name);
                 long after = now.value(i);
                 return Increments.isTrue(before, after, now.files.saturated[i])
                         ? Increments.perSecond(after - before, source.unit, intervalNanos) : null;

@@ -46,7 +46,7 @@ public final class JobsWatcher implements AutoCloseable {
     private final PodWatch pods;
     private volatile JobAssembler.DeviceSource devices = (node, namespace, pod) -> null;
     private volatile PodDevicesView devicesView;
-    private volatile JobAssembler.InstanceTypeSource instanceTypes = JobAssembler.InstanceTypeSource.NONE;
+    /** Node instance types; null when no label is configured. */
     private volatile NodeInstanceTypes nodes;
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
@@ -127,8 +127,12 @@ public final class JobsWatcher implements AutoCloseable {
             }
         });
         nodes = view;
-        instanceTypes = view;
         view.start(config.startupTimeout());
+    }
+
+    private JobAssembler.InstanceTypeSource instanceTypes() {
+        NodeInstanceTypes view = nodes;
+        return view == null ? JobAssembler.InstanceTypeSource.NONE : view;
     }
 
     /** Blocks until {@link #close()}. */
@@ -178,7 +182,7 @@ public final class JobsWatcher implements AutoCloseable {
                 next = JobAssembler.deleted(last, now);
             } else {
                 next = assembler.assemble(jobPods, shapes.computeIfAbsent(uid, u -> new RankRule.Shape()), devices,
-                        instanceTypes, now);
+                        instanceTypes(), now);
             }
             if (!published.mustSend(next)) {
                 return;
