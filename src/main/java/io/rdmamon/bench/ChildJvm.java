@@ -1,5 +1,6 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.support.ClassDataArchive;
 import io.rdmamon.support.JvmOptionsFile;
 import io.rdmamon.support.Processes;
 
@@ -50,12 +51,13 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * Starts the server role {@code rdmamon ARGS} as the launcher and the server image run it: with
-     * {@code server/jvm.options}, the given max heap, then {@code extraOptions}.
+     * Starts the server role {@code rdmamon ARGS} as the launcher and the server image run it: with the server's
+     * class-data archive (run from the jar), {@code server/jvm.options}, the given max heap, then {@code extraOptions}.
      */
     static ChildJvm startServerRole(String maxHeap, Path log, List<String> args, List<String> extraOptions)
             throws IOException {
-        List<String> options = new ArrayList<>(JvmOptionsFile.load(SERVER_JVM_OPTIONS));
+        List<String> options = new ArrayList<>(ClassDataArchive.SERVER.jvmOptions());
+        options.addAll(JvmOptionsFile.load(SERVER_JVM_OPTIONS));
         options.add("-Xmx" + maxHeap);
         options.addAll(extraOptions);
         return start(options, System.getProperty("java.class.path"), "io.rdmamon.cli.Main", log, args, Map.of());

@@ -6,6 +6,7 @@ import io.rdmamon.collector.eadm.EadmSimScript;
 import io.rdmamon.model.Topics;
 import io.rdmamon.sim.SysfsTreeWriter;
 import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
+import io.rdmamon.support.ClassDataArchive;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
 import org.apache.kafka.clients.admin.Admin;
@@ -27,6 +28,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -83,7 +85,7 @@ final class CollectorProcessBenchmark {
             options.settings().forEach(setting -> args.addAll(List.of("--set", setting)));
             long startMs = System.currentTimeMillis();
             try (RecordCounter records = RecordCounter.start(broker.bootstrapServers(), Topics.PORT_SAMPLES);
-                 ChildJvm collector = ChildJvm.start(options.jvmOptions(), classPath(options.fullClassPath()),
+                 ChildJvm collector = ChildJvm.start(jvmOptions(options), classPath(options.fullClassPath()),
                     CollectorMain.class.getName(), work.resolve("collector.log"), args,
                     CollectorJvmOptions.ENVIRONMENT);
                  NodeExporterProcess exporter = options.nodeExporter().isEmpty() ? null
@@ -108,8 +110,8 @@ final class CollectorProcessBenchmark {
                         MLX5_DEVICES, MLX5_PORTS, ERDMA_DEVICES, files, intervalMs, options.warmup().toSeconds(),
                         ticks, measured);
                 out.printf("  JVM options: %s; environment: %s; class path: %s; settings: %s%n",
-                        String.join(" ", options.jvmOptions()), CollectorJvmOptions.ENVIRONMENT,
-                        options.fullClassPath() ? "all of rdmamon's" : "the collector's (target/collector-lib)",
+                        String.join(" ", jvmOptions(options)), CollectorJvmOptions.ENVIRONMENT,
+                        options.fullClassPath() ? "all of rdmamon's" : classPath(false),
                         options.settings().isEmpty() ? "defaults" : String.join(" ", options.settings()));
                 out.printf("  %-28s %10s %12s %12s%n", "", "CPU/pass", "resident", "peak");
                 out.printf("  %-28s %7.2f ms %8.1f MiB %8.1f MiB%n", "rdmamon collector", cpu * 1000 / measured,
@@ -231,10 +233,28 @@ final class CollectorProcessBenchmark {
         }
     }
 
-    /** The collector's own class path (target/classes + target/collector-lib), or the whole of rdmamon's. */
+    /**
+     * As the launcher runs the collector: its class-data archive (on its own class path, from the jar), then the given
+     * options, which may override it ({@code -Xshare:off}, another {@code -XX:SharedArchiveFile}).
+     */
+    private static List<String> jvmOptions(Options options) {
+        List<String> jvm = new ArrayList<>(options.fullClassPath() ? List.of()
+                : ClassDataArchive.COLLECTOR.jvmOptions());
+        jvm.addAll(options.jvmOptions());
+        return jvm;
+    }
+
+    /**
+     * The collector's own class path (target/rdmamon.jar + target/collector-lib, or target/classes + collector-lib when
+     * run from class folders), or the whole of rdmamon's.
+     */
     private static String classPath(boolean full) {
         if (full) {
             return System.getProperty("java.class.path");
+        }
+        Optional<String> launcherClassPath = ClassDataArchive.COLLECTOR.classPath();
+        if (launcherClassPath.isPresent()) {
+            return launcherClassPath.get();
         }
         Path classes;
         try {
