@@ -66,8 +66,10 @@ public final class StreamsCommand implements Callable<Integer> {
         AtomicBoolean failed = new AtomicBoolean();
         Thread hook = new Thread(() -> {
             log.info("shutting down rdmamon streams");
+            long closing = System.nanoTime();
             app.close();
             endpoint.close();
+            log.info("rdmamon streams stopped ({} ms)", (System.nanoTime() - closing) / 1_000_000);
             stopped.countDown();
         }, "rdmamon-streams-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
