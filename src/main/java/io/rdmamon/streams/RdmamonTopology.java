@@ -160,8 +160,12 @@ public final class RdmamonTopology {
         // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 LogAndContinueProcessingExceptionHandler.class);
-        // the topology has no global store; saying so opts into Kafka 5's default and ends a warning at every start
+        // the topology has no global store; saying so opts into Kafka 5's default and ends a warning at every start;
+        // the main consumer's partition assignor reads a StreamsConfig of its own from the consumer's settings, which
+        // warns again unless it gets the key too
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        props.put(StreamsConfig.mainConsumerPrefix(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG),
+                true);
         props.putAll(cfg.kafkaOverrides());
         return props;
     }
