@@ -166,6 +166,10 @@ public final class RdmamonTopology {
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.put(StreamsConfig.mainConsumerPrefix(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG),
                 true);
+        // no client metrics pushed to the brokers (KIP-714; Kafka's default is on): the app's metrics are on its
+        // /metrics endpoint, and the telemetry reporter took part in registering each of the thousands of task and
+        // client metrics at every start; kafka.enable.metrics.push=true brings it back
+        props.put(StreamsConfig.ENABLE_METRICS_PUSH_CONFIG, false);
         props.putAll(cfg.kafkaOverrides());
         return props;
     }

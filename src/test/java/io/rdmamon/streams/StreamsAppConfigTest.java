@@ -29,4 +29,14 @@ class StreamsAppConfigTest {
         assertThat(RdmamonTopology.streamsConfig(cfg)).containsEntry("security.protocol", "SSL")
                 .containsEntry("application.id", "my-app").containsEntry("processing.guarantee", "exactly_once_v2");
     }
+
+    @Test
+    void shouldPushNoClientMetricsToBrokersUnlessAKafkaKeySaysSo() {
+        StreamsAppConfig defaults = new StreamsAppConfig(Map.of());
+        StreamsAppConfig pushing = new StreamsAppConfig(Map.of("kafka.enable.metrics.push", "true"));
+
+        assertThat(RdmamonTopology.streamsConfig(defaults)).containsEntry("enable.metrics.push", false)
+                .containsEntry("main.consumer.processing.exception.handler.global.enabled", true);
+        assertThat(RdmamonTopology.streamsConfig(pushing)).containsEntry("enable.metrics.push", "true");
+    }
 }
