@@ -2,6 +2,7 @@ package io.rdmamon.collector.publish;
 
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.model.NodePartitioner;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -101,6 +102,20 @@ public final class PublishConfig extends AbstractConfig {
     public static final String DEFAULT_CLIENT_ID = "rdmamon-collector";
     private static final String CLIENT_ID_DOC = "Kafka client id, seen in broker logs, quotas and metrics.";
 
+    public static final String METRIC_REPORTERS_CONFIG = KAFKA_PREFIX + CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG;
+    public static final String DEFAULT_METRIC_REPORTERS = "";
+    private static final String METRIC_REPORTERS_DOC = "Kafka metric reporters of the producer: none, where Kafka's "
+            + "default is its JMX reporter, an MBean per producer metric. The collector exposes its publishing on "
+            + "/metrics (rdmamon_collector_records_published, _publish_latency, _publish_errors...) and a node "
+            + "agent's JVM is not read over JMX; org.apache.kafka.common.metrics.JmxReporter brings the MBeans back.";
+
+    public static final String METRICS_PUSH_CONFIG = KAFKA_PREFIX + ProducerConfig.ENABLE_METRICS_PUSH_CONFIG;
+    public static final boolean DEFAULT_METRICS_PUSH = false;
+    private static final String METRICS_PUSH_DOC = "Client metrics pushed to the broker (KIP-714, used only where the "
+            + "brokers have a client-metrics plugin and subscriptions): off, where Kafka's default is on; the "
+            + "telemetry reporter it needs loads some 70 classes (Kafka's shaded protobuf and OpenTelemetry) into "
+            + "every collector. true turns it back on.";
+
     public static final ConfigDef CONFIG = define(new ConfigDef());
 
     public PublishConfig(Map<?, ?> originals) {
@@ -145,7 +160,10 @@ public final class PublishConfig extends AbstractConfig {
                         Importance.LOW, DELIVERY_TIMEOUT_MS_DOC)
                 .define(MAX_IN_FLIGHT_CONFIG, Type.INT, DEFAULT_MAX_IN_FLIGHT, Range.between(1, 5), Importance.LOW,
                         MAX_IN_FLIGHT_DOC)
-                .define(CLIENT_ID_CONFIG, Type.STRING, DEFAULT_CLIENT_ID, Importance.LOW, CLIENT_ID_DOC);
+                .define(CLIENT_ID_CONFIG, Type.STRING, DEFAULT_CLIENT_ID, Importance.LOW, CLIENT_ID_DOC)
+                .define(METRIC_REPORTERS_CONFIG, Type.LIST, DEFAULT_METRIC_REPORTERS, Importance.LOW,
+                        METRIC_REPORTERS_DOC)
+                .define(METRICS_PUSH_CONFIG, Type.BOOLEAN, DEFAULT_METRICS_PUSH, Importance.LOW, METRICS_PUSH_DOC);
     }
 
     public long memoryBytes() {

@@ -36,6 +36,8 @@ class PublishConfigTest {
                 .containsEntry("compression.type", "gzip")
                 .containsEntry("delivery.timeout.ms", Integer.MAX_VALUE)
                 .containsEntry("max.in.flight.requests.per.connection", 1)
+                .containsEntry("metric.reporters", java.util.List.of())
+                .containsEntry("enable.metrics.push", false)
                 .containsEntry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         assertThat(producer.keySet()).noneMatch(k -> k.startsWith("collector."));
     }
