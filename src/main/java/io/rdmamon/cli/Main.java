@@ -32,8 +32,18 @@ import java.util.function.Supplier;
 @Command(name = "rdmamon", mixinStandardHelpOptions = true, version = "rdmamon 0.1.0",
         description = "Event-driven RDMA traffic monitoring for multi-node GPU training clusters.")
 public final class Main {
-    /** The subcommands by name, in the order help lists them. */
-    static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+
+    /**
+     * The subcommands by name, in the order help lists them: a class of its own, so that loading {@link Main} (the
+     * collector's entry point calls {@link #withConfigErrors}) links none of them; the collector's class path lacks
+     * their libraries.
+     */
+    static final class Subcommands {
+        static final Map<String, Supplier<Object>> ALL = subcommands();
+
+        private Subcommands() {
+        }
+    }
 
     private static Map<String, Supplier<Object>> subcommands() {
         Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
@@ -68,8 +78,8 @@ public final class Main {
     static CommandLine commandLine(String[] args) {
         CommandLine cmd = new CommandLine(new Main());
         String named = args.length == 0 ? null : args[0];
-        boolean onlyNamed = SUBCOMMANDS.containsKey(named) && !"help".equals(named);
-        SUBCOMMANDS.forEach((name, command) -> {
+        boolean onlyNamed = Subcommands.ALL.containsKey(named) && !"help".equals(named);
+        Subcommands.ALL.forEach((name, command) -> {
             if (!onlyNamed || name.equals(named)) {
                 cmd.addSubcommand(name, command.get());
             }

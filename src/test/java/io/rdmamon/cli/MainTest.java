@@ -13,7 +13,7 @@ class MainTest {
 
     @Test
     void shouldRegisterEachSubcommandUnderItsOwnName() {
-        Main.SUBCOMMANDS.forEach((name, command) -> {
+        Main.Subcommands.ALL.forEach((name, command) -> {
             CommandLine.Command annotation = command.get().getClass().getAnnotation(CommandLine.Command.class);
             assertThat(annotation.name()).as("the @Command name of %s", name).isEqualTo(name);
         });
@@ -28,11 +28,11 @@ class MainTest {
 
     @Test
     void shouldBuildEveryRoleForHelpNoCommandOrAnUnknownOne() {
-        assertThat(Main.commandLine(new String[0]).getSubcommands()).containsOnlyKeys(Main.SUBCOMMANDS.keySet());
+        assertThat(Main.commandLine(new String[0]).getSubcommands()).containsOnlyKeys(Main.Subcommands.ALL.keySet());
         assertThat(Main.commandLine(new String[]{"--help"}).getSubcommands())
-                .containsOnlyKeys(Main.SUBCOMMANDS.keySet());
+                .containsOnlyKeys(Main.Subcommands.ALL.keySet());
         assertThat(Main.commandLine(new String[]{"strems"}).getSubcommands())
-                .containsOnlyKeys(Main.SUBCOMMANDS.keySet());
+                .containsOnlyKeys(Main.Subcommands.ALL.keySet());
     }
 
     @Test
