@@ -28,7 +28,6 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -244,29 +243,9 @@ final class CollectorProcessBenchmark {
         return jvm;
     }
 
-    /**
-     * The collector's own class path (target/rdmamon.jar + target/collector-lib, or target/classes + collector-lib when
-     * run from class folders), or the whole of rdmamon's.
-     */
+    /** The collector's own class path (see {@link ClassDataArchive#classPath()}), or the whole of rdmamon's. */
     private static String classPath(boolean full) {
-        if (full) {
-            return System.getProperty("java.class.path");
-        }
-        Optional<String> launcherClassPath = ClassDataArchive.COLLECTOR.classPath();
-        if (launcherClassPath.isPresent()) {
-            return launcherClassPath.get();
-        }
-        Path classes;
-        try {
-            classes = Path.of(CollectorMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        Path lib = classes.resolveSibling("collector-lib");
-        if (!Files.isDirectory(lib)) {
-            throw new IllegalStateException(lib + " does not exist: build with mvn package");
-        }
-        return classes + java.io.File.pathSeparator + lib.resolve("*");
+        return full ? System.getProperty("java.class.path") : ClassDataArchive.COLLECTOR.classPath();
     }
 
     /** When the first log line holding {@code text} was written, in seconds after {@code startMs}; NaN if none. */

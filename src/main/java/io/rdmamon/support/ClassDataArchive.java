@@ -30,19 +30,32 @@ public enum ClassDataArchive {
         this.libraryFolder = libraryFolder;
     }
 
-    /** The jar this class was loaded from, when it was (the launcher), not a class folder (the tests). */
-    private static Optional<Path> jar() {
+    /** Where rdmamon's classes were loaded from: the jar (the launcher) or the class folder (the tests). */
+    private static Path codeSource() {
         try {
-            Path location = Path.of(ClassDataArchive.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return Files.isRegularFile(location) ? Optional.of(location) : Optional.empty();
+            return Path.of(ClassDataArchive.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    /** The class path the launcher runs this role with and the archive was made for; empty when not run from a jar. */
-    public Optional<String> classPath() {
-        return jar().map(jar -> jar + File.pathSeparator + jar.resolveSibling(libraryFolder).resolve("*"));
+    /** The jar this class was loaded from, when it was (the launcher), not a class folder (the tests). */
+    private static Optional<Path> jar() {
+        Path location = codeSource();
+        return Files.isRegularFile(location) ? Optional.of(location) : Optional.empty();
+    }
+
+    /**
+     * The class path the launcher runs this role with and the archive was made for: rdmamon's jar (or, run from class
+     * folders, {@code target/classes}), then the role's library folder beside it, which the build fills.
+     */
+    public String classPath() {
+        Path location = codeSource();
+        Path lib = location.resolveSibling(libraryFolder);
+        if (!Files.isDirectory(lib)) {
+            throw new IllegalStateException(lib + " does not exist: build with mvn package");
+        }
+        return location + File.pathSeparator + lib.resolve("*");
     }
 
     /**

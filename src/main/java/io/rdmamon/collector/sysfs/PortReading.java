@@ -11,101 +11,40 @@ import java.util.TreeMap;
  * <p>The device's {@code hw_counters/} may stand in for the port's own (see {@link #withDeviceCounters}): a counter of
  * the port's folder wins, one only the device has counts as the port's.
  */
-public final class PortReading {
-    private final String device;
-    private final int port;
-    private final PortState state;
-    private final PortState physState;
-    private final String linkLayer;
-    private final String rateText;
-    private final Long rateBytesPerSec;
-    private final Counters counters;
-    private final Counters countersExt;
-    private final Counters hw;
-    private final Long hwLifespanMs;
-    private final Counters deviceHw;
-    private final boolean deviceTraffic;
+public record PortReading(String device, int port, PortState state, PortState physState, String linkLayer,
+                          String rateText, Long rateBytesPerSec, Counters portCounters, Counters portCountersExt,
+                          Counters portHw, Long hwLifespanMs, Counters deviceHw, boolean deviceTraffic) {
 
-    /** @param hwLifespanMs {@code hw_counters/lifespan}: how long the kernel caches hw_counters values */
+    /**
+     * A port's own reading, without the device's counters.
+     *
+     * @param hwLifespanMs {@code hw_counters/lifespan}: how long the kernel caches hw_counters values
+     */
     PortReading(String device, int port, PortState state, PortState physState, String linkLayer, String rateText,
                 Long rateBytesPerSec, Counters counters, Counters countersExt, Counters hw, Long hwLifespanMs) {
         this(device, port, state, physState, linkLayer, rateText, rateBytesPerSec, counters, countersExt, hw,
                 hwLifespanMs, Counters.NONE, false);
     }
 
-    private PortReading(String device, int port, PortState state, PortState physState, String linkLayer,
-                        String rateText, Long rateBytesPerSec, Counters counters, Counters countersExt, Counters hw,
-                        Long hwLifespanMs, Counters deviceHw, boolean deviceTraffic) {
-        this.device = device;
-        this.port = port;
-        this.state = state;
-        this.physState = physState;
-        this.linkLayer = linkLayer;
-        this.rateText = rateText;
-        this.rateBytesPerSec = rateBytesPerSec;
-        this.counters = counters;
-        this.countersExt = countersExt;
-        this.hw = hw;
-        this.hwLifespanMs = hwLifespanMs;
-        this.deviceHw = deviceHw;
-        this.deviceTraffic = deviceTraffic;
-    }
-
     /**
-     * The same reading with the device-level {@code hw_counters/} standing in for what the port's own lacks.
+     * The same reading with the device-level {@code hw_counters/} standing in for what the port's own lacks
+     * ({@link #deviceHw}; {@link Counters#NONE} when none do).
      *
      * @param traffic all of them (the device's only port); otherwise only error counters, which a multi-port device
      *                reports on its first port
      */
     PortReading withDeviceCounters(Counters device, boolean traffic) {
-        return new PortReading(this.device, port, state, physState, linkLayer, rateText, rateBytesPerSec, counters,
-                countersExt, hw, hwLifespanMs, device, traffic);
-    }
-
-    public String device() {
-        return device;
-    }
-
-    public int port() {
-        return port;
-    }
-
-    public PortState state() {
-        return state;
-    }
-
-    public PortState physState() {
-        return physState;
-    }
-
-    public String linkLayer() {
-        return linkLayer;
-    }
-
-    public String rateText() {
-        return rateText;
-    }
-
-    public Long rateBytesPerSec() {
-        return rateBytesPerSec;
-    }
-
-    public Long hwLifespanMs() {
-        return hwLifespanMs;
+        return new PortReading(this.device, port, state, physState, linkLayer, rateText, rateBytesPerSec,
+                portCounters, portCountersExt, portHw, hwLifespanMs, device, traffic);
     }
 
     /** The port's own counters of a folder (without the device's). */
     Counters folder(CounterFolder folder) {
         return switch (folder) {
-            case COUNTERS -> counters;
-            case COUNTERS_EXT -> countersExt;
-            case HW_COUNTERS -> hw;
+            case COUNTERS -> portCounters;
+            case COUNTERS_EXT -> portCountersExt;
+            case HW_COUNTERS -> portHw;
         };
-    }
-
-    /** The device-level hw_counters standing in for the port's ({@link Counters#NONE} when none do). */
-    Counters deviceHw() {
-        return deviceHw;
     }
 
     /**
@@ -134,17 +73,17 @@ public final class PortReading {
 
     /** {@code counters/}: known values by name (for tests and diagnostics). */
     public Map<String, Long> counters() {
-        return counters.asMap();
+        return portCounters.asMap();
     }
 
     /** {@code counters_ext/}: known values by name (for tests and diagnostics). */
     public Map<String, Long> countersExt() {
-        return countersExt.asMap();
+        return portCountersExt.asMap();
     }
 
     /** {@code hw_counters/} with what the device's stand in for: known values by name (tests and diagnostics). */
     public Map<String, Long> hwCounters() {
-        Map<String, Long> merged = new TreeMap<>(hw.asMap());
+        Map<String, Long> merged = new TreeMap<>(portHw.asMap());
         deviceHw.asMap().forEach((name, value) -> {
             if (holding(CounterFolder.HW_COUNTERS, name) == deviceHw) {
                 merged.putIfAbsent(name, value);
