@@ -33,7 +33,9 @@ public final class EadmLineParser {
 
     /** The rate on {@code line}, read from {@code device} at {@code readAtNanos}; empty when the line holds none. */
     public static Optional<EadmRate> parse(String device, String line, long readAtNanos) {
-        Matcher m = DIRECTION.matcher(ANSI_ESCAPE.matcher(line).replaceAll(""));
+        // eadm writing to a pipe prints no escape codes: the common line skips a regex pass and a copy
+        String text = line.indexOf('\u001B') < 0 ? line : ANSI_ESCAPE.matcher(line).replaceAll("");
+        Matcher m = DIRECTION.matcher(text);
         Direction rx = null;
         Direction tx = null;
         while (m.find()) {

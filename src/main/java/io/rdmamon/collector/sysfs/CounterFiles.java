@@ -14,19 +14,20 @@ import java.util.Map;
  * every reading until the next scan and never changed.
  */
 final class CounterFiles {
-    static final CounterFiles NONE = new CounterFiles(new String[0], new Path[0], null, CounterFolder.COUNTERS);
+    static final CounterFiles NONE = new CounterFiles(new String[0], new SysfsFiles.Attribute[0], null,
+            CounterFolder.COUNTERS);
     /** In {@code hw_counters/}: how long the kernel caches the values, in ms; no counter. */
     static final String LIFESPAN = "lifespan";
 
     final String[] names;
-    final Path[] files;
+    final SysfsFiles.Attribute[] files;
     final CounterClass[] classes;
     final long[] saturated;
     /** hw_counters' {@code lifespan} file, or {@code null} */
     final Path lifespan;
     private final Map<String, Integer> index;
 
-    private CounterFiles(String[] names, Path[] files, Path lifespan, CounterFolder folder) {
+    private CounterFiles(String[] names, SysfsFiles.Attribute[] files, Path lifespan, CounterFolder folder) {
         this.names = names;
         this.files = files;
         this.lifespan = lifespan;
@@ -51,9 +52,9 @@ final class CounterFiles {
         if (names.length == 0 && lifespan == null) {
             return NONE;
         }
-        Path[] files = new Path[names.length];
+        SysfsFiles.Attribute[] files = new SysfsFiles.Attribute[names.length];
         for (int i = 0; i < names.length; i++) {
-            files[i] = dir.resolve(names[i]);
+            files[i] = new SysfsFiles.Attribute(dir.resolve(names[i]));
         }
         return new CounterFiles(names, files, lifespan, folder);
     }

@@ -7,9 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,6 +25,8 @@ import java.util.Map;
  * attribute on every read from offset 0, so one system call per file replaces open/fstat/read/close. A file that
  * fails to read is closed and opened again once (a driver reload leaves the old descriptor answering ENODEV), and
  * {@link #endPass()} closes the files a pass did not read, so one that disappears and comes back is opened afresh.
+ * Files read every pass are named by an {@link Attribute} made at a scan, which holds its descriptor itself: a pass
+ * reads ~800 of them, and finding each descriptor by path was a fifth of the sampling thread's time.
  */
 public final class SysfsFiles {
     private static final String[] NONE = new String[0];
@@ -36,8 +40,13 @@ public final class SysfsFiles {
     /** What the last read gave, parsed from here. */
     private final byte[] bytes = new byte[MAX_BYTES + 1];
     private final ReadProblems problems;
-    private final Map<Path, Held> open = new HashMap<>();
+    /** The attributes read by path ({@link #readText}, {@link #readCounter}), made on their first read. */
+    private final Map<Path, Attribute> byPath = new HashMap<>();
+    /** Every attribute holding an open descriptor. */
+    private final List<Attribute> open = new ArrayList<>();
     private long pass;
+    /** Attributes of {@link #open} read in this pass: when all were, {@link #endPass()} has nothing to close. */
+    private int readThisPass;
     private long absentReads;
     private int start;
     private int end;
@@ -75,7 +84,7 @@ public final class SysfsFiles {
 
     /** The trimmed content of a text attribute, or {@code null} when absent, empty or unreadable. */
     public String readText(String device, Path file) {
-        if (!load(device, file) || start == end) {
+        if (!load(device, attribute(file)) || start == end) {
             return null;
         }
         return new String(bytes, start, end - start, StandardCharsets.UTF_8);
@@ -83,17 +92,30 @@ public final class SysfsFiles {
 
     /** An unsigned decimal counter, or {@code null} when unknown (boxed: for files read now and then). */
     public Long readCounter(String device, Path file) {
-        return readCounterValue(device, file) ? counter : null;
+        return readCounterValue(device, attribute(file)) ? counter : null;
+    }
+
+    private Attribute attribute(Path file) {
+        if (!holdOpen) {
+            return new Attribute(file);
+        }
+        Attribute attribute = byPath.get(file);
+        if (attribute == null) {
+            attribute = new Attribute(file);
+            byPath.put(file, attribute);
+        }
+        return attribute;
     }
 
     /**
      * Reads an unsigned decimal counter without boxing it: true when its value is known, and {@link #counterValue()}
      * gives it (64-bit values above {@link Long#MAX_VALUE} come back negative, as unsigned).
      */
-    public boolean readCounterValue(String device, Path file) {
-        if (!load(device, file)) {
+    public boolean readCounterValue(String device, Attribute attribute) {
+        if (!load(device, attribute)) {
             return false;
         }
+        Path file = attribute.path;
         int length = end - start;
         if (length > 0 && length <= FAST_DIGITS) {
             long value = 0;
@@ -137,13 +159,19 @@ public final class SysfsFiles {
      * (driver reload, hot-plug) is opened afresh rather than read through a descriptor of the old one.
      */
     public void endPass() {
-        for (Iterator<Held> it = open.values().iterator(); it.hasNext(); ) {
-            Held held = it.next();
-            if (held.pass != pass) {
-                closeQuietly(held.channel);
-                it.remove();
+        // every open attribute counted in readThisPass is in the list: equal sizes mean none went unread
+        if (readThisPass != open.size()) {
+            for (Iterator<Attribute> it = open.iterator(); it.hasNext(); ) {
+                Attribute attribute = it.next();
+                if (attribute.pass != pass || attribute.channel == null) {
+                    attribute.close();
+                    attribute.listed = false;
+                    it.remove();
+                }
             }
+            byPath.values().removeIf(attribute -> !attribute.listed);
         }
+        readThisPass = 0;
         pass++;
     }
 
@@ -153,7 +181,8 @@ public final class SysfsFiles {
     }
 
     /** Reads the file into the buffer and trims it; false when absent or unreadable. */
-    private boolean load(String device, Path file) {
+    private boolean load(String device, Attribute attribute) {
+        Path file = attribute.path;
         if (!holdOpen) {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 readPositional(channel);
@@ -166,27 +195,26 @@ public final class SysfsFiles {
             }
             return trim(device, file);
         }
-        Held held = open.get(file);
         try {
-            if (held == null || !readFrom(held.channel)) {
+            if (attribute.channel == null || !readFrom(attribute.channel)) {
                 // not open yet, or the open descriptor failed (device removed under it): open the file again
-                if (held != null) {
-                    open.remove(file);
-                    closeQuietly(held.channel);
+                attribute.close();
+                attribute.channel = FileChannel.open(file, StandardOpenOption.READ);
+                if (!attribute.listed) {
+                    open.add(attribute);
+                    attribute.listed = true;
                 }
-                held = new Held(FileChannel.open(file, StandardOpenOption.READ));
-                open.put(file, held);
-                readPositional(held.channel);
+                readPositional(attribute.channel);
             }
-            held.pass = pass;
+            if (attribute.pass != pass) {
+                attribute.pass = pass;
+                readThisPass++;
+            }
         } catch (NoSuchFileException e) {
             absentReads++;
             return false;
         } catch (IOException e) {
-            Held failed = open.remove(file);
-            if (failed != null) {
-                closeQuietly(failed.channel);
-            }
+            attribute.close();
             problems.error(device, file, "unreadable: " + describe(e, file));
             return false;
         }
@@ -238,13 +266,33 @@ public final class SysfsFiles {
         }
     }
 
-    /** An open file and the pass that last read it. */
-    private static final class Held {
-        final FileChannel channel;
-        long pass;
+    /**
+     * A sysfs attribute file read pass after pass, made once per scan ({@link CounterFiles}); it holds the descriptor
+     * between passes when files are kept open. Belongs to the {@link SysfsFiles} that reads it.
+     */
+    public static final class Attribute {
+        final Path path;
+        /** the open descriptor, or {@code null} */
+        private FileChannel channel;
+        /** in its reader's open list (a descriptor that failed leaves it there until the end of the pass) */
+        private boolean listed;
+        /** the pass that last read it */
+        private long pass = -1;
 
-        Held(FileChannel channel) {
-            this.channel = channel;
+        public Attribute(Path path) {
+            this.path = path;
+        }
+
+        public Path path() {
+            return path;
+        }
+
+        /** Closes the descriptor; the reader drops the attribute from its open list at the end of the pass. */
+        private void close() {
+            if (channel != null) {
+                closeQuietly(channel);
+                channel = null;
+            }
         }
     }
 
