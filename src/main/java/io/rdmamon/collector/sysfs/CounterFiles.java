@@ -24,10 +24,11 @@ final class CounterFiles {
     final CounterClass[] classes;
     final long[] saturated;
     /** hw_counters' {@code lifespan} file, or {@code null} */
-    final Path lifespan;
+    final SysfsFiles.Attribute lifespan;
     private final Map<String, Integer> index;
 
-    private CounterFiles(String[] names, SysfsFiles.Attribute[] files, Path lifespan, CounterFolder folder) {
+    private CounterFiles(String[] names, SysfsFiles.Attribute[] files, SysfsFiles.Attribute lifespan,
+                         CounterFolder folder) {
         this.names = names;
         this.files = files;
         this.lifespan = lifespan;
@@ -44,9 +45,9 @@ final class CounterFiles {
     /** The files of a folder, sorted by name; hw_counters' {@code lifespan} is kept apart. */
     static CounterFiles of(CounterFolder folder, Path dir) {
         String[] names = SysfsFiles.list(dir);
-        Path lifespan = null;
+        SysfsFiles.Attribute lifespan = null;
         if (folder == CounterFolder.HW_COUNTERS && Arrays.binarySearch(names, LIFESPAN) >= 0) {
-            lifespan = dir.resolve(LIFESPAN);
+            lifespan = new SysfsFiles.Attribute(dir.resolve(LIFESPAN));
             names = Arrays.stream(names).filter(name -> !name.equals(LIFESPAN)).toArray(String[]::new);
         }
         if (names.length == 0 && lifespan == null) {

@@ -9,10 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Reads the small files of sysfs the cheap way: one reused buffer (a sysfs attribute is at most one page), numbers
@@ -40,9 +38,7 @@ public final class SysfsFiles {
     /** What the last read gave, parsed from here. */
     private final byte[] bytes = new byte[MAX_BYTES + 1];
     private final ReadProblems problems;
-    /** The attributes read by path ({@link #readText}, {@link #readCounter}), made on their first read. */
-    private final Map<Path, Attribute> byPath = new HashMap<>();
-    /** Every attribute holding an open descriptor. */
+    /** Every attribute holding a descriptor (one that failed stays closed here until it is read again or swept). */
     private final List<Attribute> open = new ArrayList<>();
     private long pass;
     /** Attributes of {@link #open} read in this pass: when all were, {@link #endPass()} has nothing to close. */
@@ -82,9 +78,17 @@ public final class SysfsFiles {
         return names;
     }
 
-    /** The trimmed content of a text attribute, or {@code null} when absent, empty or unreadable. */
+    /**
+     * The trimmed content of a text attribute, or {@code null} when absent, empty or unreadable. For a file read now
+     * and then (a held descriptor is closed at the end of the next pass); a file read every pass is an
+     * {@link Attribute}.
+     */
     public String readText(String device, Path file) {
-        if (!load(device, attribute(file)) || start == end) {
+        return readText(device, new Attribute(file));
+    }
+
+    String readText(String device, Attribute attribute) {
+        if (!load(device, attribute) || start == end) {
             return null;
         }
         return new String(bytes, start, end - start, StandardCharsets.UTF_8);
@@ -92,26 +96,18 @@ public final class SysfsFiles {
 
     /** An unsigned decimal counter, or {@code null} when unknown (boxed: for files read now and then). */
     public Long readCounter(String device, Path file) {
-        return readCounterValue(device, attribute(file)) ? counter : null;
+        return readCounter(device, new Attribute(file));
     }
 
-    private Attribute attribute(Path file) {
-        if (!holdOpen) {
-            return new Attribute(file);
-        }
-        Attribute attribute = byPath.get(file);
-        if (attribute == null) {
-            attribute = new Attribute(file);
-            byPath.put(file, attribute);
-        }
-        return attribute;
+    Long readCounter(String device, Attribute attribute) {
+        return readCounterValue(device, attribute) ? counter : null;
     }
 
     /**
      * Reads an unsigned decimal counter without boxing it: true when its value is known, and {@link #counterValue()}
      * gives it (64-bit values above {@link Long#MAX_VALUE} come back negative, as unsigned).
      */
-    public boolean readCounterValue(String device, Attribute attribute) {
+    boolean readCounterValue(String device, Attribute attribute) {
         if (!load(device, attribute)) {
             return false;
         }
@@ -159,17 +155,16 @@ public final class SysfsFiles {
      * (driver reload, hot-plug) is opened afresh rather than read through a descriptor of the old one.
      */
     public void endPass() {
-        // every open attribute counted in readThisPass is in the list: equal sizes mean none went unread
+        // every attribute counted in readThisPass is in the list: equal sizes mean none went unread
         if (readThisPass != open.size()) {
             for (Iterator<Attribute> it = open.iterator(); it.hasNext(); ) {
                 Attribute attribute = it.next();
-                if (attribute.pass != pass || attribute.channel == null) {
-                    attribute.close();
-                    attribute.listed = false;
+                if (attribute.pass != pass) {
+                    closeQuietly(attribute.channel);
+                    attribute.channel = null;
                     it.remove();
                 }
             }
-            byPath.values().removeIf(attribute -> !attribute.listed);
         }
         readThisPass = 0;
         pass++;
@@ -198,13 +193,13 @@ public final class SysfsFiles {
         try {
             if (attribute.channel == null || !readFrom(attribute.channel)) {
                 // not open yet, or the open descriptor failed (device removed under it): open the file again
-                attribute.close();
-                attribute.channel = FileChannel.open(file, StandardOpenOption.READ);
-                if (!attribute.listed) {
+                closeQuietly(attribute.channel);
+                FileChannel fresh = FileChannel.open(file, StandardOpenOption.READ);
+                if (attribute.channel == null) {
                     open.add(attribute);
-                    attribute.listed = true;
                 }
-                readPositional(attribute.channel);
+                attribute.channel = fresh;
+                readPositional(fresh);
             }
             if (attribute.pass != pass) {
                 attribute.pass = pass;
@@ -214,7 +209,7 @@ public final class SysfsFiles {
             absentReads++;
             return false;
         } catch (IOException e) {
-            attribute.close();
+            closeQuietly(attribute.channel);
             problems.error(device, file, "unreadable: " + describe(e, file));
             return false;
         }
@@ -259,6 +254,9 @@ public final class SysfsFiles {
     }
 
     private static void closeQuietly(FileChannel channel) {
+        if (channel == null) {
+            return;
+        }
         try {
             channel.close();
         } catch (IOException e) {
@@ -270,29 +268,15 @@ public final class SysfsFiles {
      * A sysfs attribute file read pass after pass, made once per scan ({@link CounterFiles}); it holds the descriptor
      * between passes when files are kept open. Belongs to the {@link SysfsFiles} that reads it.
      */
-    public static final class Attribute {
+    static final class Attribute {
         final Path path;
-        /** the open descriptor, or {@code null} */
+        /** the descriptor, {@code null} while the attribute is not in its reader's open list */
         private FileChannel channel;
-        /** in its reader's open list (a descriptor that failed leaves it there until the end of the pass) */
-        private boolean listed;
         /** the pass that last read it */
         private long pass = -1;
 
-        public Attribute(Path path) {
+        Attribute(Path path) {
             this.path = path;
-        }
-
-        public Path path() {
-            return path;
-        }
-
-        /** Closes the descriptor; the reader drops the attribute from its open list at the end of the pass. */
-        private void close() {
-            if (channel != null) {
-                closeQuietly(channel);
-                channel = null;
-            }
         }
     }
 

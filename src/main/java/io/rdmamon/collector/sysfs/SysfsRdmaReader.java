@@ -107,7 +107,7 @@ public final class SysfsRdmaReader {
     private DeviceReading read(String device, DeviceLayout layout) {
         List<PortReading> ports = new ArrayList<>(layout.ports().size());
         for (DeviceLayout.PortLayout port : layout.ports()) {
-            Path lifespan = port.hw().lifespan;
+            SysfsFiles.Attribute lifespan = port.hw().lifespan;
             ports.add(new PortReading(device, port.port(), PortState.parse(port.state()),
                     PortState.parse(port.physState()), port.linkLayer(), port.rateText(), port.rateBytesPerSec(),
                     port.counters().read(device, files), port.countersExt().read(device, files),
@@ -151,8 +151,10 @@ public final class SysfsRdmaReader {
         if (rateText != null && rate == null) {
             files.problems().error(device, dir.resolve("rate"), "not a rate: '" + rateText + "'");
         }
-        return new DeviceLayout.PortLayout(port, dir.resolve("state"), dir.resolve("phys_state"),
-                files.readText(device, dir.resolve("state")), files.readText(device, dir.resolve("phys_state")),
+        SysfsFiles.Attribute state = new SysfsFiles.Attribute(dir.resolve("state"));
+        SysfsFiles.Attribute physState = new SysfsFiles.Attribute(dir.resolve("phys_state"));
+        return new DeviceLayout.PortLayout(port, state, physState, files.readText(device, state),
+                files.readText(device, physState),
                 files.readText(device, dir.resolve("link_layer")), rateText, rate,
                 counterFiles(dir, CounterFolder.COUNTERS), counterFiles(dir, CounterFolder.COUNTERS_EXT),
                 counterFiles(dir, CounterFolder.HW_COUNTERS));
