@@ -77,6 +77,15 @@ public final class SizingBenchmark implements Callable<Integer> {
             description = "Stream threads of the stream app (default ${DEFAULT-VALUE}).")
     int threads;
 
+    @Option(names = "--streams-jvm-options", paramLabel = "OPTIONS", description = "JVM options of the stream app "
+            + "after server/jvm.options (space-separated), e.g. a flight recording: "
+            + "'-XX:StartFlightRecording=filename=streams.jfr'.")
+    String streamsJvmOptions = "";
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "A setting of the stream app (repeatable), e.g. "
+            + "streams.commit.interval.ms=1000.")
+    List<String> streamsSettings = new ArrayList<>();
+
     @Option(names = "--heap", defaultValue = "2g", description = "Max heap of each measured JVM (default ${DEFAULT-VALUE}).")
     String heap;
 
@@ -146,10 +155,12 @@ public final class SizingBenchmark implements Callable<Integer> {
                 "--set", StreamsAppConfig.THREADS_CONFIG + "=" + threads,
                 "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
         args.addAll(topics.streamsSettings());
+        streamsSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
         List<String> inputs = List.of(topics.portSamples(), topics.hostSamples(), topics.jobs());
         // caught up: less than two seconds of records behind
         long closeEnough = 2 * load.recordsPerSecond();
-        try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args, List.of())) {
+        try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args,
+                streamsJvmOptions.isBlank() ? List.of() : List.of(streamsJvmOptions.trim().split("\\s+")))) {
             long t0 = System.nanoTime();
             // --live 0: the backlog alone, read to its end (for sizes this machine cannot run live)
             long consumed = awaitLagBelow(admin, appId, inputs, app, liveSeconds > 0 ? closeEnough : 1);

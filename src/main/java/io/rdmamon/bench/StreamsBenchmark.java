@@ -77,7 +77,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "options (space-separated, after server/jvm.options; repeatable, one variant each), e.g. "
             + "'-XX:TieredStopAtLevel=1' or '-XX:-UseParallelGC -XX:+UseG1GC'. Each run, the "
             + "defaults' included, follows a raw consumer run of its own, so each ratio is taken side by side.")
-    List<String> variants = new ArrayList<>();
+    List<String> jvmVariants = new ArrayList<>();
+
+    @Option(names = "--compare-set", paramLabel = "KEY=VALUE...", description = "Also run the app with these "
+            + "settings (space-separated, after --set; repeatable, one variant each), e.g. "
+            + "'streams.commit.interval.ms=1000'. Runs like a --compare-jvm-options variant.")
+    List<String> settingVariants = new ArrayList<>();
 
     @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
             + "its path.")
@@ -97,11 +102,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
             String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 topics.createInputs(admin, partitions);
-                List<String> runs = new ArrayList<>(List.of(""));
-                runs.addAll(variants);
+                List<Variant> runs = new ArrayList<>(List.of(new Variant(List.of(), List.of())));
+                jvmVariants.forEach(options -> runs.add(new Variant(words(options), List.of())));
+                settingVariants.forEach(settings -> runs.add(new Variant(List.of(), words(settings))));
                 for (int i = 0; i < runs.size(); i++) {
                     double seconds = firstStart(bootstrap, topics, appId(run, i), work.resolve("app-" + i),
-                            jvmOptions(runs.get(i)));
+                            runs.get(i));
                     out.printf("first start of app %d on the empty topics (creates its internal topics): running "
                             + "after %.1f s%n", i, seconds);
                     out.flush();
@@ -122,13 +128,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 out.flush();
 
                 for (int i = 0; i < runs.size(); i++) {
-                    List<String> jvmOptions = jvmOptions(runs.get(i));
                     Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
                     out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
                     out.printf("  its threads: %s%n", raw.topThreads(6));
                     out.flush();
                     measureAndPrintApp(out, admin, bootstrap, topics, appId(run, i), samples,
-                            work.resolve("app-" + i), jvmOptions, raw);
+                            work.resolve("app-" + i), runs.get(i), raw);
                 }
                 out.flush();
             }
@@ -197,8 +202,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
         return "bench-" + run + "-" + variant;
     }
 
-    private static List<String> jvmOptions(String variant) {
-        return variant.isBlank() ? List.of() : List.of(variant.trim().split("\\s+"));
+    /** One run of the app: JVM options after server/jvm.options, settings after {@code --set}'s. */
+    private record Variant(List<String> jvmOptions, List<String> settings) {
+    }
+
+    private static List<String> words(String spaceSeparated) {
+        return spaceSeparated.isBlank() ? List.of() : List.of(spaceSeparated.trim().split("\\s+"));
     }
 
     /**
@@ -206,11 +215,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
      * internal topics (seconds on one broker), which a deployed app that falls behind or restarts onto a backlog has
      * already done. Nothing is consumed, so the measured run starts from the backlog's first record.
      */
-    private double firstStart(String bootstrap, SizingTopics topics, String appId, Path work, List<String> jvmOptions)
+    private double firstStart(String bootstrap, SizingTopics topics, String appId, Path work, Variant variant)
             throws Exception {
         Files.createDirectories(work);
         Path log = work.resolve("first-start.log");
-        try (ChildJvm app = ChildJvm.startServerRole(heap, log, appArgs(bootstrap, topics, appId, work), jvmOptions)) {
+        try (ChildJvm app = ChildJvm.startServerRole(heap, log, appArgs(bootstrap, topics, appId, work, variant),
+                variant.jvmOptions())) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
             while (!Files.readString(log).contains(StreamsCommand.RUNNING)) {
@@ -224,12 +234,13 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    private List<String> appArgs(String bootstrap, SizingTopics topics, String appId, Path work) {
+    private List<String> appArgs(String bootstrap, SizingTopics topics, String appId, Path work, Variant variant) {
         List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
                 appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
                 "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
         args.addAll(topics.streamsSettings());
         appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
+        variant.settings().forEach(setting -> args.addAll(List.of("--set", setting)));
         return args;
     }
 
@@ -263,18 +274,19 @@ public final class StreamsBenchmark implements Callable<Integer> {
     }
 
     private void measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, String appId,
-                                    long samples, Path work, List<String> jvmOptions, Reading raw) throws Exception {
+                                    long samples, Path work, Variant variant, Reading raw) throws Exception {
         Files.createDirectories(work);
         // the output topics are shared by every variant's run: count what this run added
         Map<String, Long> before = endOffsetsByTopic(admin, topics, appId);
-        Reading app = measureApp(admin, bootstrap, topics, appId, samples, work, jvmOptions);
+        Reading app = measureApp(admin, bootstrap, topics, appId, samples, work, variant);
         Map<String, Long> written = endOffsetsByTopic(admin, topics, appId);
         written.replaceAll((topic, end) -> end - before.getOrDefault(topic, 0L));
         long writes = written.values().stream().mapToLong(Long::longValue).sum();
-        List<String> variant = new ArrayList<>(appSettings);
-        variant.addAll(jvmOptions);
+        List<String> changed = new ArrayList<>(appSettings);
+        changed.addAll(variant.settings());
+        changed.addAll(variant.jvmOptions());
         out.printf("stream app (exactly-once, %s): %s%s%n",
-                variant.isEmpty() ? "defaults" : String.join(" ", variant), app.describe(samples),
+                changed.isEmpty() ? "defaults" : String.join(" ", changed), app.describe(samples),
                 app.startUp(samples));
         out.printf("  its threads: %s%n", app.topThreads(6));
         out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
@@ -292,11 +304,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
     }
 
     private Reading measureApp(Admin admin, String bootstrap, SizingTopics topics, String appId, long samples,
-                               Path work, List<String> appJvmOptions) throws Exception {
-        List<String> args = appArgs(bootstrap, topics, appId, work);
+                               Path work, Variant variant) throws Exception {
+        List<String> args = appArgs(bootstrap, topics, appId, work, variant);
         Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
         Path log = work.resolve("streams.log");
-        try (ChildJvm app = ChildJvm.startServerRole(heap, log, args, appJvmOptions)) {
+        try (ChildJvm app = ChildJvm.startServerRole(heap, log, args, variant.jvmOptions())) {
             long t0 = System.nanoTime();
             long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
             Mark half = null;

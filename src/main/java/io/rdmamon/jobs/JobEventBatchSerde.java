@@ -4,19 +4,10 @@ import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serializer;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,36 +17,22 @@ import java.util.Map;
  * contract): a batch's strings (node, device, state names) and holders are written once and referred to by index,
  * so a node pass of eight ports held by one job costs its numbers and one copy of the names. Job records, rare here,
  * travel as their JSON. The first byte is the format version; a record of an unknown version fails with a
- * {@link SerializationException} that names it (an app of another release still writing to the topic).
+ * {@link org.apache.kafka.common.errors.SerializationException} that names it (an app of another release still
+ * writing to the topic).
  */
-public final class JobEventBatchSerde implements Serde<JobEventBatch> {
+public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
     static final byte FORMAT = 1;
     private static final byte PORT = 1;
     private static final byte HOST = 2;
     private static final byte LIFECYCLE = 3;
 
-    @Override
-    public Serializer<JobEventBatch> serializer() {
-        return (topic, batch) -> batch == null ? null : write(batch);
+    public JobEventBatchSerde() {
+        super("a job event batch");
     }
 
     @Override
-    public Deserializer<JobEventBatch> deserializer() {
-        return (topic, bytes) -> {
-            if (bytes == null) {
-                return null;
-            }
-            try {
-                return read(bytes);
-            } catch (IOException | RuntimeException e) {
-                throw new SerializationException("not a job event batch on " + topic + ": " + e.getMessage(), e);
-            }
-        };
-    }
-
-    static byte[] write(JobEventBatch batch) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 96 * batch.events().size());
-        try (Writer out = new Writer(new DataOutputStream(bytes))) {
+    byte[] write(JobEventBatch batch) throws IOException {
+        try (Writer out = new Writer(64 + 96 * batch.events().size())) {
             out.data.writeByte(FORMAT);
             out.varInt(batch.events().size());
             for (JobEvent event : batch.events()) {
@@ -72,14 +49,13 @@ public final class JobEventBatchSerde implements Serde<JobEventBatch> {
                     out.data.write(json);
                 }
             }
-        } catch (IOException e) {
-            throw new SerializationException("cannot write a job event batch", e); // in memory: not expected
+            return out.toByteArray();
         }
-        return bytes.toByteArray();
     }
 
-    static JobEventBatch read(byte[] bytes) throws IOException {
-        Reader in = new Reader(new DataInputStream(new ByteArrayInputStream(bytes)));
+    @Override
+    JobEventBatch read(byte[] bytes) throws IOException {
+        Reader in = new Reader(bytes);
         byte format = in.data.readByte();
         if (format != FORMAT) {
             throw new IOException("unknown job event batch format " + format + " (this rdmamon writes " + FORMAT
@@ -103,14 +79,12 @@ public final class JobEventBatchSerde implements Serde<JobEventBatch> {
         return new JobEventBatch(events);
     }
 
-    /** Writes values; a string or holder seen before in the batch is written as its index. */
-    private static final class Writer implements AutoCloseable {
-        final DataOutputStream data;
-        private final Map<String, Integer> strings = new HashMap<>();
+    /** Writes samples; a string or holder seen before in the batch is written as its index. */
+    private static final class Writer extends CompactWriter {
         private final Map<Holder, Integer> holders = new HashMap<>();
 
-        Writer(DataOutputStream data) {
-            this.data = data;
+        Writer(int expectedSize) {
+            super(expectedSize);
         }
 
         void port(JobSample js) throws IOException {
@@ -172,66 +146,14 @@ public final class JobEventBatchSerde implements Serde<JobEventBatch> {
                 }
             }
         }
-
-        private void counts(Map<String, Long> counts) throws IOException {
-            varInt(counts.size());
-            for (Map.Entry<String, Long> count : counts.entrySet()) {
-                string(count.getKey());
-                data.writeLong(count.getValue());
-            }
-        }
-
-        private void string(String s) throws IOException {
-            if (s == null) {
-                varInt(0);
-                return;
-            }
-            Integer index = strings.get(s);
-            if (index != null) {
-                varInt(index + 2);
-                return;
-            }
-            strings.put(s, strings.size());
-            varInt(1);
-            data.writeUTF(s);
-        }
-
-        private void nullableLong(Long value) throws IOException {
-            data.writeBoolean(value != null);
-            if (value != null) {
-                data.writeLong(value);
-            }
-        }
-
-        private void nullableDouble(Double value) throws IOException {
-            data.writeBoolean(value != null);
-            if (value != null) {
-                data.writeDouble(value);
-            }
-        }
-
-        void varInt(int value) throws IOException {
-            while ((value & ~0x7F) != 0) {
-                data.writeByte((value & 0x7F) | 0x80);
-                value >>>= 7;
-            }
-            data.writeByte(value);
-        }
-
-        @Override
-        public void close() throws IOException {
-            data.close();
-        }
     }
 
     /** Reads what {@link Writer} wrote, in the same order. */
-    private static final class Reader {
-        final DataInputStream data;
-        private final List<String> strings = new ArrayList<>();
+    private static final class Reader extends CompactReader {
         private final List<Holder> holders = new ArrayList<>();
 
-        Reader(DataInputStream data) {
-            this.data = data;
+        Reader(byte[] bytes) {
+            super(bytes);
         }
 
         JobSample port() throws IOException {
@@ -271,51 +193,6 @@ public final class JobEventBatchSerde implements Serde<JobEventBatch> {
             Holder holder = new Holder(uid, job, namespace, ranks, expectedRanks);
             holders.add(holder);
             return holder;
-        }
-
-        private Map<String, Long> counts() throws IOException {
-            int size = varInt();
-            if (size == 0) {
-                return Map.of();
-            }
-            Map<String, Long> counts = new LinkedHashMap<>();
-            for (int i = 0; i < size; i++) {
-                counts.put(string(), data.readLong());
-            }
-            return counts;
-        }
-
-        private String string() throws IOException {
-            int index = varInt();
-            if (index == 0) {
-                return null;
-            }
-            if (index > 1) {
-                return strings.get(index - 2);
-            }
-            String s = data.readUTF();
-            strings.add(s);
-            return s;
-        }
-
-        private Long nullableLong() throws IOException {
-            return data.readBoolean() ? data.readLong() : null;
-        }
-
-        private Double nullableDouble() throws IOException {
-            return data.readBoolean() ? data.readDouble() : null;
-        }
-
-        int varInt() throws IOException {
-            int value = 0;
-            for (int shift = 0; shift < 32; shift += 7) {
-                int b = data.readUnsignedByte();
-                value |= (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    return value;
-                }
-            }
-            throw new IOException("malformed variable-length integer");
         }
     }
 }

@@ -84,7 +84,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
 
             @Override
             public Set<StoreBuilder<?>> stores() {
-                return Set.of(ObjectStores.builder(STORE, JobWindows.class, storeType));
+                return Set.of(ObjectStores.builder(STORE, new JobWindowsSerde(), storeType));
             }
         };
     }

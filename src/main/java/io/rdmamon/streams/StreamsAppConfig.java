@@ -92,12 +92,12 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "go out without it (fewer ranks reporting).";
 
     public static final String COMMIT_INTERVAL_CONFIG = "streams.commit.interval.ms";
-    public static final long DEFAULT_COMMIT_INTERVAL = 500;
+    public static final long DEFAULT_COMMIT_INTERVAL = 1000;
     private static final String COMMIT_INTERVAL_DOC = "How often the app commits its exactly-once transaction. "
             + "Outputs (alerts, link health, job bandwidth) become visible to read_committed consumers at commits, "
             + "and the job side sees a node's samples one commit after the node side: the sample-to-alert latency is "
             + "up to about twice this. Each commit writes the changed state (once per key) to the changelogs and one "
-            + "transaction marker per partition written, so shorter intervals cost more Kafka writes.";
+            + "transaction marker per partition written, so shorter intervals cost more Kafka writes and CPU.";
 
     public static final String LINK_HEALTH_INTERVAL_CONFIG = "streams.link.health.interval.ms";
     public static final long DEFAULT_LINK_HEALTH_INTERVAL = 10_000;

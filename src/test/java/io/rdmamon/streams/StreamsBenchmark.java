@@ -60,14 +60,18 @@ class StreamsBenchmark {
         return s;
     }
 
+    /** Variants: -Dbench.streams.commit.interval.ms=1000 -Dbench.streams.state.store.type=rocksdb ... */
+    private static void overrides(Map<String, Object> settings) {
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("bench."))
+                .forEach(k -> settings.put(k.substring("bench.".length()), System.getProperty(k)));
+    }
+
     /** 16 nodes × 4 devices, 4 jobs of 4 nodes, 10 minutes at 1 Hz: produced first, then consumed as a backlog. */
     @Test
     void throughput() throws Exception {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> s = settings(suffix, stateDir);
-        // variants: -Dbench.kafka.commit.interval.ms=1000 -Dbench.streams.state.store.type=in_memory ...
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("bench."))
-                .forEach(k -> s.put(k.substring("bench.".length()), System.getProperty(k)));
+        overrides(s);
         StreamsAppConfig cfg = new StreamsAppConfig(s);
         long seconds = Long.getLong("benchSeconds", 600);
         long t0 = (System.currentTimeMillis() / 1000) * 1000 - 900_000;
@@ -121,6 +125,7 @@ class StreamsBenchmark {
         Map<String, Object> s = settings(suffix, stateDir);
         s.put("streams.stall.warmup.ms", 20_000);
         s.put("streams.stall.warmup.active.ms", 10_000);
+        overrides(s);
         StreamsAppConfig cfg = new StreamsAppConfig(s);
         long t0 = (System.currentTimeMillis() / 1000) * 1000;
         long hang = t0 + 40_000;
