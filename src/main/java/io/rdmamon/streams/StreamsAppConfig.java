@@ -97,7 +97,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "Outputs (alerts, link health, job bandwidth) become visible to read_committed consumers at commits, "
             + "and the job side sees a node's samples one commit after the node side: the sample-to-alert latency is "
             + "up to about twice this. Each commit writes the changed state (once per key) to the changelogs and one "
-            + "transaction marker per partition written, so shorter intervals cost more Kafka writes and CPU.";
+            + "transaction marker per partition written, so shorter intervals cost more Kafka writes and CPU: 1000 against "
+            + "500 took the live app from 0.34-0.36 to 0.31-0.32 cores per 1,000 nodes, and the alert from 1.0 to "
+            + "1.3-1.7 s after its sample (README, Figures).";
 
     public static final String LINK_HEALTH_INTERVAL_CONFIG = "streams.link.health.interval.ms";
     public static final long DEFAULT_LINK_HEALTH_INTERVAL = 10_000;
