@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /** {@code rdmamon bench}: the benchmarks whose figures the README quotes; each prints its figures. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -75,7 +74,7 @@ public final class BenchCommand {
         public Integer call() throws Exception {
             if (process) {
                 List<String> jvmOptions = jvm == null ? io.rdmamon.collector.CollectorJvmOptions.load()
-                        : Stream.of(jvm.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList();
+                        : ChildJvm.splitOptions(jvm);
                 CollectorProcessBenchmark.run(new CollectorProcessBenchmark.Options(interval, warmupTime, time,
                         jvmOptions, fullClassPath, nodeExporter, settings), spec.commandLine().getOut());
                 return 0;

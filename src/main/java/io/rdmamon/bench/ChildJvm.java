@@ -76,6 +76,11 @@ final class ChildJvm implements AutoCloseable {
         return new ChildJvm(builder.start(), log);
     }
 
+    /** Options given on the command line as one space-separated string ({@code --jvm "-Xmx64m -Xss256k"}). */
+    static List<String> splitOptions(String spaceSeparated) {
+        return spaceSeparated.isBlank() ? List.of() : List.of(spaceSeparated.trim().split("\\s+"));
+    }
+
     long pid() {
         return process.pid();
     }

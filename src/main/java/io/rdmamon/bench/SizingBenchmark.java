@@ -160,7 +160,7 @@ public final class SizingBenchmark implements Callable<Integer> {
         // caught up: less than two seconds of records behind
         long closeEnough = 2 * load.recordsPerSecond();
         try (ChildJvm app = ChildJvm.startServerRole(heap, work.resolve("streams.log"), args,
-                streamsJvmOptions.isBlank() ? List.of() : List.of(streamsJvmOptions.trim().split("\\s+")))) {
+                ChildJvm.splitOptions(streamsJvmOptions))) {
             long t0 = System.nanoTime();
             // --live 0: the backlog alone, read to its end (for sizes this machine cannot run live)
             long consumed = awaitLagBelow(admin, appId, inputs, app, liveSeconds > 0 ? closeEnough : 1);

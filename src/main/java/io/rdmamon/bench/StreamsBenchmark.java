@@ -103,8 +103,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 topics.createInputs(admin, partitions);
                 List<Variant> runs = new ArrayList<>(List.of(new Variant(List.of(), List.of())));
-                jvmVariants.forEach(options -> runs.add(new Variant(words(options), List.of())));
-                settingVariants.forEach(settings -> runs.add(new Variant(List.of(), words(settings))));
+                jvmVariants.forEach(options -> runs.add(new Variant(ChildJvm.splitOptions(options), List.of())));
+                settingVariants.forEach(settings -> runs.add(new Variant(List.of(), ChildJvm.splitOptions(settings))));
                 for (int i = 0; i < runs.size(); i++) {
                     double seconds = firstStart(bootstrap, topics, appId(run, i), work.resolve("app-" + i),
                             runs.get(i));
@@ -206,9 +206,6 @@ public final class StreamsBenchmark implements Callable<Integer> {
     private record Variant(List<String> jvmOptions, List<String> settings) {
     }
 
-    private static List<String> words(String spaceSeparated) {
-        return spaceSeparated.isBlank() ? List.of() : List.of(spaceSeparated.trim().split("\\s+"));
-    }
 
     /**
      * Starts the app once before the backlog exists and stops it when it runs: its first start creates its 20-odd

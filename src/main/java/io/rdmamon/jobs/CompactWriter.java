@@ -11,7 +11,7 @@ import java.util.Map;
  * string seen before in the same record is written as its index, so the node, device and job names that every port of
  * a record repeats cost a byte or two after the first. {@link CompactReader} reads it back in the same order.
  */
-class CompactWriter implements AutoCloseable {
+class CompactWriter {
     private final ByteArrayOutputStream bytes;
     final DataOutputStream data;
     private final Map<String, Integer> strings = new HashMap<>();
@@ -22,8 +22,7 @@ class CompactWriter implements AutoCloseable {
     }
 
     /** What was written. */
-    byte[] toByteArray() throws IOException {
-        data.flush();
+    byte[] toByteArray() {
         return bytes.toByteArray();
     }
 
@@ -70,10 +69,5 @@ class CompactWriter implements AutoCloseable {
             value >>>= 7;
         }
         data.writeByte(value);
-    }
-
-    @Override
-    public void close() throws IOException {
-        data.close();
     }
 }

@@ -32,25 +32,24 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
 
     @Override
     byte[] write(JobEventBatch batch) throws IOException {
-        try (Writer out = new Writer(64 + 96 * batch.events().size())) {
-            out.data.writeByte(FORMAT);
-            out.varInt(batch.events().size());
-            for (JobEvent event : batch.events()) {
-                if (event.port() != null) {
-                    out.data.writeByte(PORT);
-                    out.port(event.port());
-                } else if (event.host() != null) {
-                    out.data.writeByte(HOST);
-                    out.host(event.host());
-                } else {
-                    out.data.writeByte(LIFECYCLE);
-                    byte[] json = Json.toBytes(event.lifecycle());
-                    out.varInt(json.length);
-                    out.data.write(json);
-                }
+        Writer out = new Writer(64 + 96 * batch.events().size());
+        out.data.writeByte(FORMAT);
+        out.varInt(batch.events().size());
+        for (JobEvent event : batch.events()) {
+            if (event.port() != null) {
+                out.data.writeByte(PORT);
+                out.port(event.port());
+            } else if (event.host() != null) {
+                out.data.writeByte(HOST);
+                out.host(event.host());
+            } else {
+                out.data.writeByte(LIFECYCLE);
+                byte[] json = Json.toBytes(event.lifecycle());
+                out.varInt(json.length);
+                out.data.write(json);
             }
-            return out.toByteArray();
         }
+        return out.toByteArray();
     }
 
     @Override

@@ -24,52 +24,51 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
 
     @Override
     byte[] write(JobWindows w) throws IOException {
-        try (CompactWriter out = new CompactWriter(256 + 96 * w.newest.size())) {
-            out.data.writeByte(FORMAT);
-            out.varInt(w.open.size());
-            for (Map.Entry<Long, TreeMap<String, PortWindow>> window : w.open.entrySet()) {
-                out.data.writeLong(window.getKey());
-                out.varInt(window.getValue().size());
-                for (Map.Entry<String, PortWindow> port : window.getValue().entrySet()) {
-                    out.string(port.getKey());
-                    PortWindow p = port.getValue();
-                    out.string(p.job());
-                    out.string(p.namespace());
-                    out.varInt(p.expectedRanks());
-                    out.string(p.node());
-                    out.string(p.device());
-                    out.varInt(p.port());
-                    out.varInt(p.ranks().size());
-                    for (int rank : p.ranks()) {
-                        out.varInt(rank);
-                    }
-                    out.varInt(p.sharedBy());
-                    out.data.writeDouble(p.txBytes());
-                    out.data.writeLong(p.txMs());
-                    out.data.writeDouble(p.rxBytes());
-                    out.data.writeLong(p.rxMs());
-                    out.nullableLong(p.rateBytesPerSec());
+        CompactWriter out = new CompactWriter(256 + 96 * w.newest.size());
+        out.data.writeByte(FORMAT);
+        out.varInt(w.open.size());
+        for (Map.Entry<Long, TreeMap<String, PortWindow>> window : w.open.entrySet()) {
+            out.data.writeLong(window.getKey());
+            out.varInt(window.getValue().size());
+            for (Map.Entry<String, PortWindow> port : window.getValue().entrySet()) {
+                out.string(port.getKey());
+                PortWindow p = port.getValue();
+                out.string(p.job());
+                out.string(p.namespace());
+                out.varInt(p.expectedRanks());
+                out.string(p.node());
+                out.string(p.device());
+                out.varInt(p.port());
+                out.varInt(p.ranks().size());
+                for (int rank : p.ranks()) {
+                    out.varInt(rank);
                 }
+                out.varInt(p.sharedBy());
+                out.data.writeDouble(p.txBytes());
+                out.data.writeLong(p.txMs());
+                out.data.writeDouble(p.rxBytes());
+                out.data.writeLong(p.rxMs());
+                out.nullableLong(p.rateBytesPerSec());
             }
-            out.varInt(w.hosts.size());
-            for (Map.Entry<Long, TreeMap<String, HostWindow>> window : w.hosts.entrySet()) {
-                out.data.writeLong(window.getKey());
-                out.varInt(window.getValue().size());
-                for (Map.Entry<String, HostWindow> host : window.getValue().entrySet()) {
-                    out.string(host.getKey());
-                    out.data.writeDouble(host.getValue().bytes());
-                    out.data.writeLong(host.getValue().ms());
-                }
-            }
-            out.counts(w.newest);
-            out.nullableLong(w.closedUntil);
-            out.varInt(w.instanceTypes.size());
-            for (Map.Entry<String, String> type : w.instanceTypes.entrySet()) {
-                out.string(type.getKey());
-                out.string(type.getValue());
-            }
-            return out.toByteArray();
         }
+        out.varInt(w.hosts.size());
+        for (Map.Entry<Long, TreeMap<String, HostWindow>> window : w.hosts.entrySet()) {
+            out.data.writeLong(window.getKey());
+            out.varInt(window.getValue().size());
+            for (Map.Entry<String, HostWindow> host : window.getValue().entrySet()) {
+                out.string(host.getKey());
+                out.data.writeDouble(host.getValue().bytes());
+                out.data.writeLong(host.getValue().ms());
+            }
+        }
+        out.counts(w.newest);
+        out.nullableLong(w.closedUntil);
+        out.varInt(w.instanceTypes.size());
+        for (Map.Entry<String, String> type : w.instanceTypes.entrySet()) {
+            out.string(type.getKey());
+            out.string(type.getValue());
+        }
+        return out.toByteArray();
     }
 
     @Override

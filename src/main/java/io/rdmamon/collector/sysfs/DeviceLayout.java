@@ -21,8 +21,8 @@ record DeviceLayout(long scannedNanos, List<PortLayout> ports, CounterFiles devi
      *                  that went down and up may have come back at another rate
      * @param physState the {@code phys_state} text at the scan, likewise
      */
-    record PortLayout(int port, SysfsFiles.Attribute stateFile, SysfsFiles.Attribute physStateFile, String state, String physState, String linkLayer,
-                      String rateText, Long rateBytesPerSec, CounterFiles counters, CounterFiles countersExt,
-                      CounterFiles hw) {
+    record PortLayout(int port, SysfsFiles.Attribute stateFile, SysfsFiles.Attribute physStateFile, String state,
+                      String physState, String linkLayer, String rateText, Long rateBytesPerSec,
+                      CounterFiles counters, CounterFiles countersExt, CounterFiles hw) {
     }
 }

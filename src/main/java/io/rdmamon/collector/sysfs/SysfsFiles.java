@@ -38,7 +38,7 @@ public final class SysfsFiles {
     /** What the last read gave, parsed from here. */
     private final byte[] bytes = new byte[MAX_BYTES + 1];
     private final ReadProblems problems;
-    /** Every attribute holding a descriptor (one that failed stays closed here until it is read again or swept). */
+    /** Every attribute holding a descriptor. */
     private final List<Attribute> open = new ArrayList<>();
     private long pass;
     /** Attributes of {@link #open} read in this pass: when all were, {@link #endPass()} has nothing to close. */
@@ -193,13 +193,10 @@ public final class SysfsFiles {
         try {
             if (attribute.channel == null || !readFrom(attribute.channel)) {
                 // not open yet, or the open descriptor failed (device removed under it): open the file again
-                closeQuietly(attribute.channel);
-                FileChannel fresh = FileChannel.open(file, StandardOpenOption.READ);
-                if (attribute.channel == null) {
-                    open.add(attribute);
-                }
-                attribute.channel = fresh;
-                readPositional(fresh);
+                release(attribute);
+                attribute.channel = FileChannel.open(file, StandardOpenOption.READ);
+                open.add(attribute);
+                readPositional(attribute.channel);
             }
             if (attribute.pass != pass) {
                 attribute.pass = pass;
@@ -209,7 +206,7 @@ public final class SysfsFiles {
             absentReads++;
             return false;
         } catch (IOException e) {
-            closeQuietly(attribute.channel);
+            release(attribute);
             problems.error(device, file, "unreadable: " + describe(e, file));
             return false;
         }
@@ -253,10 +250,19 @@ public final class SysfsFiles {
         buffer.get(0, bytes, 0, buffer.position());
     }
 
-    private static void closeQuietly(FileChannel channel) {
-        if (channel == null) {
-            return;
+    /** Closes an attribute's descriptor, if it holds one, and takes it off the open list (rare: a read failed). */
+    private void release(Attribute attribute) {
+        if (attribute.channel != null) {
+            closeQuietly(attribute.channel);
+            attribute.channel = null;
+            open.remove(attribute);
+            if (attribute.pass == pass) {
+                readThisPass--; // it counted as one of the open ones read
+            }
         }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
         try {
             channel.close();
         } catch (IOException e) {
