@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  */
 final class ChildJvm implements AutoCloseable {
     /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
-    private static final double CLOCK_TICKS_PER_SEC = 100.0;
+    static final double CLOCK_TICKS_PER_SEC = 100.0;
     /** The last line of {@code jcmd GC.class_histogram}: instances and bytes of all live objects. */
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
 
@@ -123,6 +123,11 @@ final class ChildJvm implements AutoCloseable {
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .forEach(e -> sorted.put(e.getKey(), e.getValue() / CLOCK_TICKS_PER_SEC));
         return sorted;
+    }
+
+    /** CPU ticks of the child's threads by name, for what one phase of a run cost each ({@link ThreadTicks#since}). */
+    ThreadTicks threadTicks() throws IOException {
+        return ThreadTicks.of(pid());
     }
 
     /** Resident set size now ({@code VmRSS}) and at its peak ({@code VmHWM}), bytes. */

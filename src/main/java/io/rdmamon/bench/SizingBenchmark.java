@@ -174,6 +174,7 @@ public final class SizingBenchmark implements Callable<Integer> {
 
             if (liveSeconds > 0) {
                 double cpuBefore = app.cpuSeconds();
+                ThreadTicks threadsBefore = app.threadTicks();
                 long sentBefore = load.sendUntil(System.currentTimeMillis());
                 long liveStart = System.nanoTime();
                 while (System.nanoTime() - liveStart < TimeUnit.SECONDS.toNanos(liveSeconds)) {
@@ -187,6 +188,11 @@ public final class SizingBenchmark implements Callable<Integer> {
                 out.printf("stream app, live: %,d records in %.0f s (%,.0f records/s): %.2f CPU cores on average; %,d "
                                 + "records behind at the end (%s)%n", sent, live, sent / live, cores, lag,
                         lag <= closeEnough ? "kept up" : "fell behind");
+                out.printf("  its threads, live: %s%n", app.threadTicks().since(threadsBefore).entrySet().stream()
+                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)
+                        .map(e -> String.format("%s %.3f cores", e.getKey(),
+                                e.getValue() / ChildJvm.CLOCK_TICKS_PER_SEC / live))
+                        .collect(java.util.stream.Collectors.joining(", ")));
             }
             clock.shutdownNow();
             clock.awaitTermination(10, TimeUnit.SECONDS);

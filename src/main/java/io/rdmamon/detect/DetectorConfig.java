@@ -8,8 +8,10 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import io.rdmamon.model.CounterClass;
@@ -205,9 +207,15 @@ public final class DetectorConfig {
             + "STRAGGLER, not a job-wide fallback.";
 
     private final AbstractConfig config;
+    /**
+     * The parsed values, read once: the detectors ask for thresholds on every sample, and each of
+     * {@link AbstractConfig}'s getters costs three hash lookups, one of them in a concurrent set.
+     */
+    private final Map<String, Object> values;
 
     public DetectorConfig(AbstractConfig config) {
         this.config = config;
+        this.values = new HashMap<>(config.values());
         if (stragglerMinFlagged() > stragglerWindows()) {
             throw new ConfigException(STRAGGLER_MIN_FLAGGED_CONFIG + " (" + stragglerMinFlagged()
                     + ") cannot exceed " + STRAGGLER_WINDOWS_CONFIG + " (" + stragglerWindows() + ")");
@@ -217,6 +225,18 @@ public final class DetectorConfig {
                     + STALL_MAX_QUIET_CONFIG + " (" + stallMaxQuietMs() + ")");
         }
         degradingClasses();
+    }
+
+    private double doubleOf(String key) {
+        return (Double) values.get(key);
+    }
+
+    private long longOf(String key) {
+        return (Long) values.get(key);
+    }
+
+    private int intOf(String key) {
+        return (Integer) values.get(key);
     }
 
     public static ConfigDef define(ConfigDef def) {
@@ -307,99 +327,99 @@ public final class DetectorConfig {
     }
 
     public long stallMinQuietMs() {
-        return config.getLong(STALL_MIN_QUIET_CONFIG);
+        return longOf(STALL_MIN_QUIET_CONFIG);
     }
 
     public double stallGapMultiplier() {
-        return config.getDouble(STALL_GAP_MULTIPLIER_CONFIG);
+        return doubleOf(STALL_GAP_MULTIPLIER_CONFIG);
     }
 
     public double stallGapQuantile() {
-        return config.getDouble(STALL_GAP_QUANTILE_CONFIG);
+        return doubleOf(STALL_GAP_QUANTILE_CONFIG);
     }
 
     public long stallMaxQuietMs() {
-        return config.getLong(STALL_MAX_QUIET_CONFIG);
+        return longOf(STALL_MAX_QUIET_CONFIG);
     }
 
     public double stallQuietPortsFraction() {
-        return config.getDouble(STALL_QUIET_PORTS_FRACTION_CONFIG);
+        return doubleOf(STALL_QUIET_PORTS_FRACTION_CONFIG);
     }
 
     public double stallQuietBytesPerSec() {
-        return config.getDouble(STALL_QUIET_BYTES_CONFIG);
+        return doubleOf(STALL_QUIET_BYTES_CONFIG);
     }
 
     public double stallQuietBaselineFraction() {
-        return config.getDouble(STALL_QUIET_BASELINE_FRACTION_CONFIG);
+        return doubleOf(STALL_QUIET_BASELINE_FRACTION_CONFIG);
     }
 
     public long stallWarmupMs() {
-        return config.getLong(STALL_WARMUP_CONFIG);
+        return longOf(STALL_WARMUP_CONFIG);
     }
 
     public long stallWarmupActiveMs() {
-        return config.getLong(STALL_WARMUP_ACTIVE_CONFIG);
+        return longOf(STALL_WARMUP_ACTIVE_CONFIG);
     }
 
     public double stallHostRiseFactor() {
-        return config.getDouble(STALL_HOST_RISE_FACTOR_CONFIG);
+        return doubleOf(STALL_HOST_RISE_FACTOR_CONFIG);
     }
 
     public double stallHostMinBytesPerSec() {
-        return config.getDouble(STALL_HOST_MIN_BYTES_CONFIG);
+        return doubleOf(STALL_HOST_MIN_BYTES_CONFIG);
     }
 
     public double stallPauseMultiplier() {
-        return config.getDouble(STALL_PAUSE_MULTIPLIER_CONFIG);
+        return doubleOf(STALL_PAUSE_MULTIPLIER_CONFIG);
     }
 
     public double stallPauseTolerance() {
-        return config.getDouble(STALL_PAUSE_TOLERANCE_CONFIG);
+        return doubleOf(STALL_PAUSE_TOLERANCE_CONFIG);
     }
 
     public long stallStaleMs() {
-        return config.getLong(STALL_STALE_CONFIG);
+        return longOf(STALL_STALE_CONFIG);
     }
 
     public double stragglerMinBytesPerSec() {
-        return config.getDouble(STRAGGLER_MIN_BYTES_CONFIG);
+        return doubleOf(STRAGGLER_MIN_BYTES_CONFIG);
     }
 
     public double stragglerZThreshold() {
-        return config.getDouble(STRAGGLER_Z_CONFIG);
+        return doubleOf(STRAGGLER_Z_CONFIG);
     }
 
     public double stragglerMinDeviation() {
-        return config.getDouble(STRAGGLER_MIN_DEVIATION_CONFIG);
+        return doubleOf(STRAGGLER_MIN_DEVIATION_CONFIG);
     }
 
     public double stragglerMadFloor() {
-        return config.getDouble(STRAGGLER_MAD_FLOOR_CONFIG);
+        return doubleOf(STRAGGLER_MAD_FLOOR_CONFIG);
     }
 
     public double stragglerMissingFraction() {
-        return config.getDouble(STRAGGLER_MISSING_FRACTION_CONFIG);
+        return doubleOf(STRAGGLER_MISSING_FRACTION_CONFIG);
     }
 
     public int stragglerWindows() {
-        return config.getInt(STRAGGLER_WINDOWS_CONFIG);
+        return intOf(STRAGGLER_WINDOWS_CONFIG);
     }
 
     public int stragglerMinFlagged() {
-        return config.getInt(STRAGGLER_MIN_FLAGGED_CONFIG);
+        return intOf(STRAGGLER_MIN_FLAGGED_CONFIG);
     }
 
     public int stragglerClearWindows() {
-        return config.getInt(STRAGGLER_CLEAR_WINDOWS_CONFIG);
+        return intOf(STRAGGLER_CLEAR_WINDOWS_CONFIG);
     }
 
     public long stragglerWarmupMs() {
-        return config.getLong(STRAGGLER_WARMUP_CONFIG);
+        return longOf(STRAGGLER_WARMUP_CONFIG);
     }
 
     public long linkDownClearMs() {
-        return config.getLong(LINK_DOWN_CLEAR_CONFIG);
+        return longOf(LINK_DOWN_CLEAR_CONFIG);
     }
 
     /** The classes whose increments degrade a link; an unknown name fails at start with the key's name. */
@@ -423,71 +443,71 @@ public final class DetectorConfig {
     }
 
     public long linkDegradedWindowMs() {
-        return config.getLong(LINK_DEGRADED_WINDOW_CONFIG);
+        return longOf(LINK_DEGRADED_WINDOW_CONFIG);
     }
 
     public int linkDegradedMinSamples() {
-        return config.getInt(LINK_DEGRADED_MIN_SAMPLES_CONFIG);
+        return intOf(LINK_DEGRADED_MIN_SAMPLES_CONFIG);
     }
 
     public long linkDegradedClearMs() {
-        return config.getLong(LINK_DEGRADED_CLEAR_CONFIG);
+        return longOf(LINK_DEGRADED_CLEAR_CONFIG);
     }
 
     /** The configured nominal rate, or null: then each port's highest seen rate is its nominal. */
     public Long linkNominalRateBytesPerSec() {
-        return config.getLong(LINK_NOMINAL_RATE_CONFIG);
+        return (Long) values.get(LINK_NOMINAL_RATE_CONFIG);
     }
 
     public long linkIdleAfterMs() {
-        return config.getLong(LINK_IDLE_AFTER_CONFIG);
+        return longOf(LINK_IDLE_AFTER_CONFIG);
     }
 
     public double linkIdleBytesPerSec() {
-        return config.getDouble(LINK_IDLE_BYTES_CONFIG);
+        return doubleOf(LINK_IDLE_BYTES_CONFIG);
     }
 
     public long collectorSilentAfterMs() {
-        return config.getLong(COLLECTOR_SILENT_AFTER_CONFIG);
+        return longOf(COLLECTOR_SILENT_AFTER_CONFIG);
     }
 
     public long collectorCatchUpMaxMs() {
-        return config.getLong(COLLECTOR_CATCH_UP_MAX_CONFIG);
+        return longOf(COLLECTOR_CATCH_UP_MAX_CONFIG);
     }
 
     public long collectorForgetMs() {
-        return config.getLong(COLLECTOR_FORGET_CONFIG);
+        return longOf(COLLECTOR_FORGET_CONFIG);
     }
 
     public long fallbackWindowMs() {
-        return config.getLong(FALLBACK_WINDOW_CONFIG);
+        return longOf(FALLBACK_WINDOW_CONFIG);
     }
 
     public int fallbackWindows() {
-        return config.getInt(FALLBACK_WINDOWS_CONFIG);
+        return intOf(FALLBACK_WINDOWS_CONFIG);
     }
 
     public double fallbackRdmaShareMax() {
-        return config.getDouble(FALLBACK_RDMA_SHARE_CONFIG);
+        return doubleOf(FALLBACK_RDMA_SHARE_CONFIG);
     }
 
     public double fallbackHostMinBytesPerSec() {
-        return config.getDouble(FALLBACK_HOST_MIN_BYTES_CONFIG);
+        return doubleOf(FALLBACK_HOST_MIN_BYTES_CONFIG);
     }
 
     public double fallbackHostRiseFactor() {
-        return config.getDouble(FALLBACK_HOST_RISE_FACTOR_CONFIG);
+        return doubleOf(FALLBACK_HOST_RISE_FACTOR_CONFIG);
     }
 
     public double fallbackSymmetryMin() {
-        return config.getDouble(FALLBACK_SYMMETRY_CONFIG);
+        return doubleOf(FALLBACK_SYMMETRY_CONFIG);
     }
 
     public double fallbackBusyFraction() {
-        return config.getDouble(FALLBACK_BUSY_FRACTION_CONFIG);
+        return doubleOf(FALLBACK_BUSY_FRACTION_CONFIG);
     }
 
     public double fallbackNodesFraction() {
-        return config.getDouble(FALLBACK_NODES_FRACTION_CONFIG);
+        return doubleOf(FALLBACK_NODES_FRACTION_CONFIG);
     }
 }

@@ -13,8 +13,13 @@ public record Holder(String uid, String job, String namespace, List<JobRecord.Ra
         ranks = ranks == null ? List.of() : List.copyOf(ranks);
     }
 
+    /** A loop, not a stream: every port's window asks. */
     public List<Integer> rankNumbers() {
-        return ranks.stream().map(JobRecord.Rank::rank).toList();
+        Integer[] numbers = new Integer[ranks.size()];
+        for (int i = 0; i < numbers.length; i++) {
+            numbers[i] = ranks.get(i).rank();
+        }
+        return List.of(numbers);
     }
 
     public List<String> pods() {

@@ -33,20 +33,20 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
     @Override
     byte[] write(JobEventBatch batch) throws IOException {
         Writer out = new Writer(64 + 96 * batch.events().size());
-        out.data.writeByte(FORMAT);
+        out.writeByte(FORMAT);
         out.varInt(batch.events().size());
         for (JobEvent event : batch.events()) {
             if (event.port() != null) {
-                out.data.writeByte(PORT);
+                out.writeByte(PORT);
                 out.port(event.port());
             } else if (event.host() != null) {
-                out.data.writeByte(HOST);
+                out.writeByte(HOST);
                 out.host(event.host());
             } else {
-                out.data.writeByte(LIFECYCLE);
+                out.writeByte(LIFECYCLE);
                 byte[] json = Json.toBytes(event.lifecycle());
                 out.varInt(json.length);
-                out.data.write(json);
+                out.write(json);
             }
         }
         return out.toByteArray();
@@ -55,7 +55,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
     @Override
     JobEventBatch read(byte[] bytes) throws IOException {
         Reader in = new Reader(bytes);
-        byte format = in.data.readByte();
+        byte format = in.readByte();
         if (format != FORMAT) {
             throw new IOException("unknown job event batch format " + format + " (this rdmamon writes " + FORMAT
                     + ")");
@@ -63,13 +63,13 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         int size = in.varInt();
         List<JobEvent> events = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            byte kind = in.data.readByte();
+            byte kind = in.readByte();
             switch (kind) {
                 case PORT -> events.add(JobEvent.of(in.port()));
                 case HOST -> events.add(JobEvent.of(in.host()));
                 case LIFECYCLE -> {
                     byte[] json = new byte[in.varInt()];
-                    in.data.readFully(json);
+                    in.readFully(json);
                     events.add(JobEvent.of(Json.MAPPER.readValue(json, JobRecord.class)));
                 }
                 default -> throw new IOException("unknown job event kind " + kind);
@@ -80,7 +80,9 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
 
     /** Writes samples; a string or holder seen before in the batch is written as its index. */
     private static final class Writer extends CompactWriter {
-        private final Map<Holder, Integer> holders = new HashMap<>();
+        /** By uid, then compared whole: a record's hash would walk all the job's ranks for every port. */
+        private final Map<String, Integer> holderIndexes = new HashMap<>();
+        private final List<Holder> holders = new ArrayList<>();
 
         Writer(int expectedSize) {
             super(expectedSize);
@@ -92,8 +94,8 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             string(s.node());
             string(s.device());
             varInt(s.port());
-            data.writeLong(s.ts());
-            data.writeLong(s.intervalMs());
+            writeLong(s.ts());
+            writeLong(s.intervalMs());
             string(s.source());
             string(s.state());
             string(s.physState());
@@ -113,8 +115,8 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             varInt(h.v());
             string(h.node());
             string(h.iface());
-            data.writeLong(h.ts());
-            data.writeLong(h.intervalMs());
+            writeLong(h.ts());
+            writeLong(h.intervalMs());
             nullableDouble(h.txBytesPerSec());
             nullableDouble(h.rxBytesPerSec());
             nullableDouble(h.txPacketsPerSec());
@@ -123,12 +125,13 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         }
 
         private void holder(Holder holder) throws IOException {
-            Integer index = holders.get(holder);
-            if (index != null) {
+            Integer index = holderIndexes.get(holder.uid());
+            if (index != null && holders.get(index).equals(holder)) {
                 varInt(index + 1);
                 return;
             }
-            holders.put(holder, holders.size());
+            holderIndexes.put(holder.uid(), holders.size());
+            holders.add(holder);
             varInt(0);
             string(holder.uid());
             string(holder.job());
@@ -156,14 +159,14 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         }
 
         JobSample port() throws IOException {
-            PortSample s = new PortSample(varInt(), string(), string(), varInt(), data.readLong(), data.readLong(),
+            PortSample s = new PortSample(varInt(), string(), string(), varInt(), readLong(), readLong(),
                     string(), string(), string(), string(), nullableLong(), nullableDouble(), nullableDouble(),
                     nullableDouble(), nullableDouble(), counts(), counts());
             return new JobSample(s, holder(), varInt());
         }
 
         HostIfaceSample host() throws IOException {
-            return new HostIfaceSample(varInt(), string(), string(), data.readLong(), data.readLong(),
+            return new HostIfaceSample(varInt(), string(), string(), readLong(), readLong(),
                     nullableDouble(), nullableDouble(), nullableDouble(), nullableDouble(), counts());
         }
 

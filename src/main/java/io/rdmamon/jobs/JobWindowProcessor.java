@@ -46,8 +46,11 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
     private final long portTimeoutMs;
     private final Duration checkInterval;
     private final Counter lateSamples;
-    /** uid|port → wall time of its last sample; in memory: after a restart every port counts as just heard from. */
-    private final Map<String, Long> arrivedAt = new HashMap<>();
+    /**
+     * uid → port → wall time of its last sample (by job first: no key to build per sample); in memory: after a restart
+     * every port counts as just heard from.
+     */
+    private final Map<String, Map<String, Long>> arrivedAt = new HashMap<>();
     private ProcessorContext<String, JobWindow> context;
     private ObjectStore<JobWindows> jobs;
     private long startedAt;
@@ -116,7 +119,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             w = new JobWindows();
         }
         w.newest.merge(port, record.timestamp(), Math::max);
-        arrivedAt.put(uid + "|" + port, context.currentSystemTimeMs());
+        arrivedAt.computeIfAbsent(uid, u -> new HashMap<>()).put(port, context.currentSystemTimeMs());
         jobs.put(uid, w);
         if (s.txBytesPerSec() == null && s.rxBytesPerSec() == null) {
             return;
@@ -185,19 +188,20 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             String uid = job.getKey();
             JobWindows w = job.getValue();
             long reached = Long.MAX_VALUE;
+            Map<String, Long> arrivals = arrivedAt.computeIfAbsent(uid, u -> new HashMap<>());
             for (Iterator<Map.Entry<String, Long>> it = w.newest.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<String, Long> port = it.next();
-                String arrivalKey = uid + "|" + port.getKey();
-                long silentFor = wallNow - arrivedAt.getOrDefault(arrivalKey, startedAt);
+                long silentFor = wallNow - arrivals.getOrDefault(port.getKey(), startedAt);
                 if (silentFor >= FORGET_PORT_MS) {
                     it.remove();
-                    arrivedAt.remove(arrivalKey);
+                    arrivals.remove(port.getKey());
                 }
                 if (silentFor < portTimeoutMs) {
                     reached = Math.min(reached, port.getValue());
                 }
             }
             if (w.newest.isEmpty()) {
+                arrivedAt.remove(uid);
                 // nothing reports for this job any more: what is left of its windows goes (its node types stay
                 // while it runs: its first samples are still to come, or its ports may report again)
                 if (w.instanceTypes.isEmpty()) {

@@ -25,10 +25,10 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
     @Override
     byte[] write(JobWindows w) throws IOException {
         CompactWriter out = new CompactWriter(256 + 96 * w.newest.size());
-        out.data.writeByte(FORMAT);
+        out.writeByte(FORMAT);
         out.varInt(w.open.size());
         for (Map.Entry<Long, TreeMap<String, PortWindow>> window : w.open.entrySet()) {
-            out.data.writeLong(window.getKey());
+            out.writeLong(window.getKey());
             out.varInt(window.getValue().size());
             for (Map.Entry<String, PortWindow> port : window.getValue().entrySet()) {
                 out.string(port.getKey());
@@ -44,21 +44,21 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
                     out.varInt(rank);
                 }
                 out.varInt(p.sharedBy());
-                out.data.writeDouble(p.txBytes());
-                out.data.writeLong(p.txMs());
-                out.data.writeDouble(p.rxBytes());
-                out.data.writeLong(p.rxMs());
+                out.writeDouble(p.txBytes());
+                out.writeLong(p.txMs());
+                out.writeDouble(p.rxBytes());
+                out.writeLong(p.rxMs());
                 out.nullableLong(p.rateBytesPerSec());
             }
         }
         out.varInt(w.hosts.size());
         for (Map.Entry<Long, TreeMap<String, HostWindow>> window : w.hosts.entrySet()) {
-            out.data.writeLong(window.getKey());
+            out.writeLong(window.getKey());
             out.varInt(window.getValue().size());
             for (Map.Entry<String, HostWindow> host : window.getValue().entrySet()) {
                 out.string(host.getKey());
-                out.data.writeDouble(host.getValue().bytes());
-                out.data.writeLong(host.getValue().ms());
+                out.writeDouble(host.getValue().bytes());
+                out.writeLong(host.getValue().ms());
             }
         }
         out.counts(w.newest);
@@ -77,13 +77,13 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
             return Json.MAPPER.readValue(bytes, JobWindows.class);
         }
         CompactReader in = new CompactReader(bytes);
-        byte format = in.data.readByte();
+        byte format = in.readByte();
         if (format != FORMAT) {
             throw new IOException("unknown job windows format " + format + " (this rdmamon writes " + FORMAT + ")");
         }
         JobWindows w = new JobWindows();
         for (int windows = in.varInt(); windows > 0; windows--) {
-            long start = in.data.readLong();
+            long start = in.readLong();
             TreeMap<String, PortWindow> ports = new TreeMap<>();
             for (int n = in.varInt(); n > 0; n--) {
                 String key = in.string();
@@ -99,16 +99,16 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
                     ranks.add(in.varInt());
                 }
                 ports.put(key, new PortWindow(job, namespace, expectedRanks, node, device, port, ranks, in.varInt(),
-                        in.data.readDouble(), in.data.readLong(), in.data.readDouble(), in.data.readLong(),
+                        in.readDouble(), in.readLong(), in.readDouble(), in.readLong(),
                         in.nullableLong()));
             }
             w.open.put(start, ports);
         }
         for (int windows = in.varInt(); windows > 0; windows--) {
-            long start = in.data.readLong();
+            long start = in.readLong();
             TreeMap<String, HostWindow> hosts = new TreeMap<>();
             for (int n = in.varInt(); n > 0; n--) {
-                hosts.put(in.string(), new HostWindow(in.data.readDouble(), in.data.readLong()));
+                hosts.put(in.string(), new HostWindow(in.readDouble(), in.readLong()));
             }
             w.hosts.put(start, hosts);
         }

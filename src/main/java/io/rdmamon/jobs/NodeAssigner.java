@@ -34,6 +34,9 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     private final int samplePartitions;
     private final Counter misrouted;
     private final Set<String> misroutedNodesLogged = new HashSet<>();
+    /** The last node found in its right partition: a node's samples come together, and the hash is per sample. */
+    private String checkedNode;
+    private int checkedPartition = -1;
     private ProcessorContext<String, AssignedInput> context;
     private ObjectStore<AssignmentHistory> histories;
 
@@ -112,7 +115,12 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
             return;
         }
         Optional<RecordMetadata> meta = context.recordMetadata();
-        if (meta.isEmpty() || meta.get().partition() == NodePartitioner.partition(node, samplePartitions)) {
+        if (meta.isEmpty() || meta.get().partition() == checkedPartition && node.equals(checkedNode)) {
+            return;
+        }
+        if (meta.get().partition() == NodePartitioner.partition(node, samplePartitions)) {
+            checkedNode = node;
+            checkedPartition = meta.get().partition();
             return;
         }
         misrouted.increment();

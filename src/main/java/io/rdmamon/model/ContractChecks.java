@@ -193,6 +193,9 @@ public final class ContractChecks {
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
+            if (c > ' ' && c < 0x7F && c != '/') {
+                continue; // printable ASCII, as names nearly always are: no Unicode tables per character
+            }
             if (c == '/' || Character.isWhitespace(c) || Character.isISOControl(c) || Character.isSpaceChar(c)) {
                 return false;
             }

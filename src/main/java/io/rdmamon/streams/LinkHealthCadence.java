@@ -59,8 +59,11 @@ final class LinkHealthCadence implements Processor<String, AssignedSample, Strin
         context.forward(new Record<>(port, LinkHealths.of(a), record.timestamp()));
     }
 
-    /** A plain loop: this runs for every sample, and the map is nearly always empty. */
+    /** A plain loop: this runs for every sample, and the map is nearly always empty (its key set is a new object). */
     private static boolean hasErrorsBesidesCongestion(PortSample s) {
+        if (s.errorClasses().isEmpty()) {
+            return false;
+        }
         for (String errorClass : s.errorClasses().keySet()) {
             if (!CONGESTION.equals(errorClass)) {
                 return true;
