@@ -177,22 +177,36 @@ public final class SizingBenchmark implements Callable<Integer> {
                 ThreadTicks threadsBefore = app.threadTicks();
                 long sentBefore = load.sendUntil(System.currentTimeMillis());
                 long liveStart = System.nanoTime();
+                long halfway = liveStart + TimeUnit.SECONDS.toNanos(liveSeconds) / 2;
+                double halfCpu = 0;
+                ThreadTicks halfThreads = null;
+                long halfAt = 0;
                 while (System.nanoTime() - liveStart < TimeUnit.SECONDS.toNanos(liveSeconds)) {
                     app.checkAlive();
                     Thread.sleep(1000);
+                    if (halfThreads == null && System.nanoTime() >= halfway) {
+                        halfCpu = app.cpuSeconds();
+                        halfThreads = app.threadTicks();
+                        halfAt = System.nanoTime();
+                    }
                 }
-                double live = (System.nanoTime() - liveStart) / 1e9;
+                long liveEnd = System.nanoTime();
+                double live = (liveEnd - liveStart) / 1e9;
                 double cores = (app.cpuSeconds() - cpuBefore) / live;
                 long sent = load.sendUntil(System.currentTimeMillis()) - sentBefore;
                 long lag = lag(admin, appId, inputs);
                 out.printf("stream app, live: %,d records in %.0f s (%,.0f records/s): %.2f CPU cores on average; %,d "
                                 + "records behind at the end (%s)%n", sent, live, sent / live, cores, lag,
                         lag <= closeEnough ? "kept up" : "fell behind");
-                out.printf("  its threads, live: %s%n", app.threadTicks().since(threadsBefore).entrySet().stream()
-                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)
-                        .map(e -> String.format("%s %.3f cores", e.getKey(),
-                                e.getValue() / ChildJvm.CLOCK_TICKS_PER_SEC / live))
-                        .collect(java.util.stream.Collectors.joining(", ")));
+                ThreadTicks threadsAfter = app.threadTicks();
+                out.printf("  its threads, live: %s%n", coresByThread(threadsAfter.since(threadsBefore), live));
+                if (halfThreads != null && liveEnd > halfAt) {
+                    // the JIT still compiles in the first minute or two of live traffic: the second half is closer
+                    // to what a long-running app pays
+                    double half = (liveEnd - halfAt) / 1e9;
+                    out.printf("  second half of live: %.2f CPU cores; its threads: %s%n",
+                            (app.cpuSeconds() - halfCpu) / half, coresByThread(threadsAfter.since(halfThreads), half));
+                }
             }
             clock.shutdownNow();
             clock.awaitTermination(10, TimeUnit.SECONDS);
@@ -352,5 +366,14 @@ public final class SizingBenchmark implements Callable<Integer> {
 
     private static String mib(long bytes) {
         return String.format("%,.0f MiB", bytes / (1024.0 * 1024.0));
+    }
+
+    /** The busiest threads' CPU over {@code seconds}, as {@code name 0.123 cores}. */
+    private static String coresByThread(Map<String, Long> ticks, double seconds) {
+        return ticks.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)
+                .map(e -> String.format("%s %.3f cores", e.getKey(), e.getValue() / ChildJvm.CLOCK_TICKS_PER_SEC
+                        / seconds))
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 }

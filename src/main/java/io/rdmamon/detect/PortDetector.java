@@ -22,9 +22,13 @@ abstract class PortDetector<S> implements Detector<AssignedSample, S> {
         return stateType;
     }
 
-    /** The port: samples are keyed node/device on this stream, and one task owns all ports of a device. */
+    /**
+     * The port: decode keys every port sample {@code node/device/port} ({@link io.rdmamon.model.PortSample#key()}) and
+     * nothing re-keys them before the detectors, so the record's key is that string, its hash already computed,
+     * instead of a new one built per sample and detector.
+     */
     @Override
     public final String stateKey(String recordKey, AssignedSample value) {
-        return value.sample().key();
+        return recordKey != null ? recordKey : value.sample().key();
     }
 }
