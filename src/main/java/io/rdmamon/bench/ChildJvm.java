@@ -24,7 +24,6 @@ import java.util.regex.Pattern;
  */
 final class ChildJvm implements AutoCloseable {
     /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
-    static final double CLOCK_TICKS_PER_SEC = 100.0;
     /** The last line of {@code jcmd GC.class_histogram}: instances and bytes of all live objects. */
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
 
@@ -110,7 +109,7 @@ final class ChildJvm implements AutoCloseable {
         String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
         // fields after the command name, which is in parentheses and may contain spaces
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS_PER_SEC;
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / ThreadTicks.PER_SECOND;
     }
 
     /**
@@ -118,16 +117,7 @@ final class ChildJvm implements AutoCloseable {
      * first: where a process's CPU goes (JIT, GC, client threads, the work itself). Linux keeps 15 characters of a name.
      */
     Map<String, Double> cpuSecondsByThread() throws IOException {
-        Map<String, Double> sorted = new java.util.LinkedHashMap<>();
-        ThreadTicks.of(pid()).byName().entrySet().stream()
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .forEach(e -> sorted.put(e.getKey(), e.getValue() / CLOCK_TICKS_PER_SEC));
-        return sorted;
-    }
-
-    /** CPU ticks of the child's threads by name, for what one phase of a run cost each ({@link ThreadTicks#since}). */
-    ThreadTicks threadTicks() throws IOException {
-        return ThreadTicks.of(pid());
+        return ThreadTicks.secondsLargestFirst(ThreadTicks.of(pid()).byName());
     }
 
     /** Resident set size now ({@code VmRSS}) and at its peak ({@code VmHWM}), bytes. */

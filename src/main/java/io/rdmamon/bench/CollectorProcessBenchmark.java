@@ -47,7 +47,6 @@ final class CollectorProcessBenchmark {
     private static final int MLX5_DEVICES = 4;
     private static final int MLX5_PORTS = 2;
     private static final int ERDMA_DEVICES = 4;
-    private static final double TICKS_PER_SEC = 100.0;
     private static final Pattern TIME_OF_DAY = Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
 
     /** @param settings collector settings ({@code key=value}) on top of the benchmark's own */
@@ -134,10 +133,9 @@ final class CollectorProcessBenchmark {
                 List<String> warnings = Files.readAllLines(work.resolve("collector.log")).stream()
                         .filter(line -> line.contains(" WARN ") || line.contains(" ERROR ")).limit(5).toList();
                 warnings.forEach(line -> out.println("  collector log: " + line));
-                out.printf("  collector CPU by thread, ms per pass:%s%n", threads.entrySet().stream()
-                        .filter(e -> e.getValue() > 0)
-                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
-                        .map(e -> String.format(" %s %.2f", e.getKey(), e.getValue() * 1000 / TICKS_PER_SEC / measured))
+                out.printf("  collector CPU by thread, ms per pass:%s%n", ThreadTicks.secondsLargestFirst(threads)
+                        .entrySet().stream().filter(e -> e.getValue() > 0).limit(8)
+                        .map(e -> String.format(" %s %.2f", e.getKey(), e.getValue() * 1000 / measured))
                         .collect(Collectors.joining(";")));
                 out.flush();
             }

@@ -174,7 +174,7 @@ public final class SizingBenchmark implements Callable<Integer> {
 
             if (liveSeconds > 0) {
                 double cpuBefore = app.cpuSeconds();
-                ThreadTicks threadsBefore = app.threadTicks();
+                ThreadTicks threadsBefore = ThreadTicks.of(app.pid());
                 long sentBefore = load.sendUntil(System.currentTimeMillis());
                 long liveStart = System.nanoTime();
                 long halfway = liveStart + TimeUnit.SECONDS.toNanos(liveSeconds) / 2;
@@ -186,7 +186,7 @@ public final class SizingBenchmark implements Callable<Integer> {
                     Thread.sleep(1000);
                     if (halfThreads == null && System.nanoTime() >= halfway) {
                         halfCpu = app.cpuSeconds();
-                        halfThreads = app.threadTicks();
+                        halfThreads = ThreadTicks.of(app.pid());
                         halfAt = System.nanoTime();
                     }
                 }
@@ -198,7 +198,7 @@ public final class SizingBenchmark implements Callable<Integer> {
                 out.printf("stream app, live: %,d records in %.0f s (%,.0f records/s): %.2f CPU cores on average; %,d "
                                 + "records behind at the end (%s)%n", sent, live, sent / live, cores, lag,
                         lag <= closeEnough ? "kept up" : "fell behind");
-                ThreadTicks threadsAfter = app.threadTicks();
+                ThreadTicks threadsAfter = ThreadTicks.of(app.pid());
                 out.printf("  its threads, live: %s%n", coresByThread(threadsAfter.since(threadsBefore), live));
                 if (halfThreads != null && liveEnd > halfAt) {
                     // the JIT still compiles in the first minute or two of live traffic: the second half is closer
@@ -370,10 +370,8 @@ public final class SizingBenchmark implements Callable<Integer> {
 
     /** The busiest threads' CPU over {@code seconds}, as {@code name 0.123 cores}. */
     private static String coresByThread(Map<String, Long> ticks, double seconds) {
-        return ticks.entrySet().stream()
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)
-                .map(e -> String.format("%s %.3f cores", e.getKey(), e.getValue() / ChildJvm.CLOCK_TICKS_PER_SEC
-                        / seconds))
+        return ThreadTicks.secondsLargestFirst(ticks).entrySet().stream().limit(6)
+                .map(e -> String.format("%s %.3f cores", e.getKey(), e.getValue() / seconds))
                 .collect(java.util.stream.Collectors.joining(", "));
     }
 }

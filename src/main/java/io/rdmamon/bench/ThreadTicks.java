@@ -5,6 +5,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -14,6 +15,8 @@ import java.util.Map;
  * anything to it.
  */
 record ThreadTicks(Map<String, Long> byName) {
+    /** Linux's USER_HZ: the unit of the CPU times in /proc. */
+    static final double PER_SECOND = 100.0;
 
     static ThreadTicks of(long pid) throws IOException {
         Map<String, Long> ticks = new HashMap<>();
@@ -39,5 +42,14 @@ record ThreadTicks(Map<String, Long> byName) {
         Map<String, Long> delta = new HashMap<>();
         byName.forEach((name, now) -> delta.put(name, now - before.byName.getOrDefault(name, 0L)));
         return delta;
+    }
+
+    /** {@code ticks} as CPU seconds per name, the busiest thread first. */
+    static Map<String, Double> secondsLargestFirst(Map<String, Long> ticks) {
+        Map<String, Double> sorted = new LinkedHashMap<>();
+        ticks.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(e -> sorted.put(e.getKey(), e.getValue() / PER_SECOND));
+        return sorted;
     }
 }
