@@ -18,12 +18,16 @@ final class AlertOutput {
     }
 
     void publish(ProcessorContext<String, Alert> context, Alert alert) {
-        if (alert == null) {
-            return;
+        if (alert != null) {
+            context.forward(record(alert));
         }
+    }
+
+    /** The alert as the record to forward, counted as published. */
+    Record<String, Alert> record(Alert alert) {
         long ts = Alert.FIRING.equals(alert.status()) ? alert.detectedAt() : alert.endsAt();
-        context.forward(new Record<>(alert.id(), alert, ts));
         Counter.builder("rdmamon.streams.alerts").description("Alerts published, by type and status")
                 .tag("type", alert.type()).tag("status", alert.status()).register(registry).increment();
+        return new Record<>(alert.id(), alert, ts);
     }
 }

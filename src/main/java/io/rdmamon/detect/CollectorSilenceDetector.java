@@ -107,7 +107,7 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
             @Override
             public Set<StoreBuilder<?>> stores() {
                 return Set.of(ObjectStores.builder(STORE, Heartbeat.class, storeType),
-                        DetectorProcessor.incidentStore(Alert.COLLECTOR_SILENT, storeType));
+                        DetectorStores.incidentStore(Alert.COLLECTOR_SILENT, storeType));
             }
         };
     }
@@ -117,7 +117,7 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         this.context = context;
         this.lastSeen = context.getStateStore(STORE);
         this.incidents = new IncidentBook(Alert.COLLECTOR_SILENT, context.getStateStore(
-                DetectorProcessor.incidentStoreName(Alert.COLLECTOR_SILENT)));
+                DetectorStores.incidentStoreName(Alert.COLLECTOR_SILENT)));
         this.startedAt = context.currentSystemTimeMs();
         context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::checkSilence);
     }

@@ -59,12 +59,8 @@ public final class LinkDegradedDetector extends PortDetector<LinkDegradedDetecto
         boolean downshift = rate != null && nominal != null && rate < nominal;
 
         long errors = PortErrors.sum(s, classes);
-        List<Long> errorTimes = new ArrayList<>(st.errorTimes().stream().filter(t -> t > ts - windowMs).toList());
-        if (errors > 0) {
-            errorTimes.add(ts);
-        }
+        List<Long> errorTimes = errors == 0 && st.errorTimes().isEmpty() ? List.of() : errorTimes(st, errors, ts);
         boolean sustained = errorTimes.size() >= minSamples;
-        Subject subject = PortSubjects.of(value);
 
         if (st.since() == null) {
             if (!sustained && !downshift) {
@@ -74,16 +70,25 @@ public final class LinkDegradedDetector extends PortDetector<LinkDegradedDetecto
             Condition condition = new Condition(since, PortSubjects.severity(value, Condition.WARNING),
                     summary(value, sustained, downshift, errorTimes.size(), rate, nominal),
                     labels(value, sustained, downshift, rate, nominal));
-            return Result.of(new State(maxRate, errorTimes, since, ts, null), Observation.holds(subject, condition, ts));
+            return Result.of(new State(maxRate, errorTimes, since, ts, null), Observation.holds(PortSubjects.of(value), condition, ts));
         }
         if (errors > 0 || downshift) {
             return Result.of(new State(maxRate, errorTimes, st.since(), ts, null));
         }
         long cleanSince = st.cleanSince() == null ? ts : st.cleanSince();
         if (ts - st.lastBadAt() >= clearMs) {
-            return Result.of(new State(maxRate, errorTimes, null, null, null), Observation.cleared(subject, cleanSince));
+            return Result.of(new State(maxRate, errorTimes, null, null, null), Observation.cleared(PortSubjects.of(value), cleanSince));
         }
         return Result.of(new State(maxRate, errorTimes, st.since(), st.lastBadAt(), cleanSince));
+    }
+
+    /** The samples with errors still inside the window, this one included when it counted errors. */
+    private List<Long> errorTimes(State st, long errors, long ts) {
+        List<Long> times = new ArrayList<>(st.errorTimes().stream().filter(t -> t > ts - windowMs).toList());
+        if (errors > 0) {
+            times.add(ts);
+        }
+        return times;
     }
 
     private String summary(AssignedSample value, boolean sustained, boolean downshift, int errorSamples, Long rate,

@@ -35,7 +35,6 @@ public final class LinkDownDetector extends PortDetector<LinkDownDetector.State>
         PortSample s = value.sample();
         long downs = PortErrors.sum(s, DOWN_CLASSES);
         boolean notActive = PortErrors.knownNotActive(s.state());
-        Subject subject = PortSubjects.of(value);
         if (notActive || downs > 0) {
             if (state != null) {
                 return Result.of(new State(state.downSince(), ts, null));
@@ -46,14 +45,14 @@ public final class LinkDownDetector extends PortDetector<LinkDownDetector.State>
             labels.put("reason", notActive ? "state" : "link_downed");
             Condition condition = new Condition(ts, PortSubjects.severity(value, Condition.CRITICAL),
                     "link down: " + PortSubjects.describe(value) + " (" + why + ")", labels);
-            return Result.of(new State(ts, ts, null), Observation.holds(subject, condition, ts));
+            return Result.of(new State(ts, ts, null), Observation.holds(PortSubjects.of(value), condition, ts));
         }
         if (state == null) {
             return null;
         }
         long cleanSince = state.cleanSince() == null ? ts : state.cleanSince();
         if (ts - state.lastBadAt() >= clearMs) {
-            return Result.of(null, Observation.cleared(subject, cleanSince));
+            return Result.of(null, Observation.cleared(PortSubjects.of(value), cleanSince));
         }
         return Result.of(new State(state.downSince(), state.lastBadAt(), cleanSince));
     }

@@ -32,9 +32,12 @@ public final class LinkIdleDetector extends PortDetector<LinkIdleDetector.State>
 
     @Override
     public Result<State> inspect(State state, AssignedSample value, long ts) {
+        Boolean idle = idle(value.sample());
+        if (state == null && (!Boolean.TRUE.equals(idle) || value.assignment().holders().isEmpty())) {
+            return null; // the common case, a busy or unassigned port: nothing to keep
+        }
         List<String> holders = value.assignment().holders().stream().map(Holder::uid).toList();
         Subject subject = PortSubjects.of(value);
-        Boolean idle = idle(value.sample());
         if (state != null && !state.holders().equals(holders)) {
             // the port changed hands or was released: the old incident ends, the new holders' idle time starts now
             State fresh = !holders.isEmpty() && Boolean.TRUE.equals(idle) ? new State(ts, holders, false) : null;

@@ -2,8 +2,11 @@ package io.rdmamon.detect;
 
 import io.rdmamon.jobs.AssignedSample;
 
-/** A detector whose state is kept per port ({@code node/device/port}), fed with assigned port samples. */
-abstract class PortDetector<S> implements Detector<AssignedSample, S> {
+/**
+ * A detector whose state is kept per port ({@code node/device/port}), fed with assigned port samples by
+ * {@link PortJudge}.
+ */
+public abstract class PortDetector<S> implements Detector<AssignedSample, S> {
     private final String type;
     private final Class<S> stateType;
 
@@ -22,13 +25,9 @@ abstract class PortDetector<S> implements Detector<AssignedSample, S> {
         return stateType;
     }
 
-    /**
-     * The port: decode keys every port sample {@code node/device/port} ({@link io.rdmamon.model.PortSample#key()}) and
-     * nothing re-keys them before the detectors, so the record's key is that string, its hash already computed,
-     * instead of a new one built per sample and detector.
-     */
+    /** A port's state changes only with its own samples: nothing to expire. */
     @Override
-    public final String stateKey(String recordKey, AssignedSample value) {
-        return recordKey != null ? recordKey : value.sample().key();
+    public final Result<S> expire(S state, long streamTime) {
+        return null;
     }
 }

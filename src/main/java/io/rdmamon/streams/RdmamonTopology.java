@@ -9,11 +9,12 @@ import io.rdmamon.detect.DetectorProcessor;
 import io.rdmamon.detect.LinkDegradedDetector;
 import io.rdmamon.detect.LinkDownDetector;
 import io.rdmamon.detect.LinkIdleDetector;
+import io.rdmamon.detect.PortJudge;
+import io.rdmamon.detect.PortVerdict;
 import io.rdmamon.detect.StallDetector;
 import io.rdmamon.detect.StragglerDetector;
 import io.rdmamon.detect.TcpFallbackDetector;
 import io.rdmamon.jobs.AssignedInput;
-import io.rdmamon.jobs.AssignedSample;
 import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.jobs.JobBandwidths;
 import io.rdmamon.jobs.NicExpectations;
@@ -42,6 +43,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -50,17 +52,18 @@ import java.util.Properties;
  * <pre>
  * rdma.port-samples (key node/device/port, PortSample)  ─┐ decode (poison → rdma.dead-letter)
  * rdma.host-samples (key node/iface, HostIfaceSample)   ─┤
- * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/* ─► versioned table
- *   samples ─repartition node/device─► join assignment valid at the sample's ts (grace streams.jobs.join.grace.ms)
- *     ├─► rdma.link-health  (key node/device/port, LinkHealth, one per port sample)
- *     ├─► LINK_DOWN, LINK_DEGRADED, LINK_IDLE (state per port)              ─┐
- *     └─► job events ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job)─┤
- *                                     └─► windows (streams.window.size.ms,   │
- *                                         closed when all reporting ports    │
- *                                         passed their end)                  │
- *                                           ├─► rdma.job-bandwidth (key uid, JobBandwidth)
- *                                           └─► STRAGGLER (state per job) ──┤
- *   every sample, in its node's partition ─► COLLECTOR_SILENT (wall-clock)  ─┴─► rdma.alerts (key id, Alert)
+ * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/*, repartitioned by node
+ *   samples, in their node's partition ─► the assignment valid at the sample's ts (NodeAssigner)
+ *     ├─► per port (PortJudge): rdma.link-health (key node/device/port, LinkHealth, per interval or on change)
+ *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                     ─┐
+ *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job)       ─┤
+ *     │                                                    └─► windows (streams.window.size.ms,           │
+ *     │                                                        closed when all reporting ports           │
+ *     │                                                        passed their end)                         │
+ *     │                                                          ├─► rdma.job-bandwidth (key uid, JobBandwidth)
+ *     │                                                          └─► STRAGGLER (state per job)          ─┤
+ *     └─► COLLECTOR_SILENT (per node, wall-clock)                                                       ─┴─► rdma.alerts
+ *                                                                                                    (key id, Alert)
  * </pre>
  *
  * Event time is each record's own time ({@code ts}, {@code updatedAt}) throughout. Every threshold is a key of
@@ -110,13 +113,16 @@ public final class RdmamonTopology {
         // everything up to the job side runs in the node's own partition: no per-sample repartition
         KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, jobs, samplePartitions,
                 cfg.historyRetention(), registry, cfg.storeType());
-        KStream<String, AssignedSample> ports = assigned
-                .filter((key, in) -> in.port() != null, Named.as("assigned-ports"))
-                .mapValues(in -> new AssignedSample(in.port(), in.assignment()), Named.as("assigned-samples"));
-
-        ports.process(() -> new LinkHealthCadence(cfg.linkHealthInterval().toMillis()), Named.as("link-health"))
+        KStream<String, PortVerdict> verdicts = assigned.process(PortJudge.supplier(
+                cfg.linkHealthInterval().toMillis(), List.of(new LinkDownDetector(thresholds),
+                        new LinkDegradedDetector(thresholds), new LinkIdleDetector(thresholds)), registry,
+                cfg.storeType()), Named.as("port-judge"));
+        verdicts.filter((key, v) -> v.linkHealth() != null, Named.as("link-health"))
+                .mapValues(PortVerdict::linkHealth, Named.as("link-health-values"))
                 .to(topics.linkHealth(), Produced.with(Serdes.String(), JsonSerde.of(LinkHealth.class))
                         .withName("link-health-out"));
+        KStream<String, Alert> portAlerts = verdicts.filter((key, v) -> v.alert() != null, Named.as("port-alerts"))
+                .mapValues(PortVerdict::alert, Named.as("port-alert-values"));
 
         KStream<String, JobEventBatch> batches = assigned.process(
                 NodeTickBatcher.supplier(cfg.punctuateInterval(), cfg.storeType()), Named.as("node-ticks"));
@@ -129,9 +135,7 @@ public final class RdmamonTopology {
                 .to(topics.jobBandwidth(), Produced.with(Serdes.String(), JsonSerde.of(JobBandwidth.class))
                         .withName("job-bandwidth-out"));
 
-        KStream<String, Alert> alerts = detect(ports, new LinkDownDetector(thresholds), cfg, registry)
-                .merge(detect(ports, new LinkDegradedDetector(thresholds), cfg, registry), Named.as("alerts-1"))
-                .merge(detect(ports, new LinkIdleDetector(thresholds), cfg, registry), Named.as("alerts-2"))
+        KStream<String, Alert> alerts = portAlerts
                 .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-3"))
                 .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
                         cfg, registry), Named.as("alerts-4"))

@@ -1,6 +1,5 @@
-package io.rdmamon.streams;
+package io.rdmamon.detect;
 
-import io.rdmamon.detect.PortErrors;
 import io.rdmamon.jobs.AssignedSample;
 import io.rdmamon.jobs.Holder;
 import io.rdmamon.model.LinkHealth;
