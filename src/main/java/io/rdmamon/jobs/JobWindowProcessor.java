@@ -129,8 +129,9 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             lateSamples.increment();
             return;
         }
-        w.open.computeIfAbsent(start, k -> new HashMap<>())
-                .compute(port, (key, current) -> (current == null ? PortWindow.empty(js) : current).add(js));
+        TreeMap<String, PortWindow> ports = w.open.computeIfAbsent(start, k -> new TreeMap<>());
+        PortWindow current = ports.get(port);
+        ports.put(port, (current == null ? PortWindow.empty(js) : current).add(js));
     }
 
     /**
@@ -219,9 +220,9 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
 
     private void emitUpTo(String uid, JobWindows w, long reached) {
         while (!w.open.isEmpty() && w.open.firstKey() + sizeMs <= reached) {
-            Map.Entry<Long, Map<String, PortWindow>> due = w.open.pollFirstEntry();
+            Map.Entry<Long, TreeMap<String, PortWindow>> due = w.open.pollFirstEntry();
             long start = due.getKey();
-            List<PortWindow> ports = List.copyOf(new TreeMap<>(due.getValue()).values());
+            List<PortWindow> ports = List.copyOf(due.getValue().values());
             PortWindow first = ports.get(0);
             TreeMap<String, HostWindow> hosts = w.hosts.remove(start);
             JobWindow window = new JobWindow(uid, first.job(), first.namespace(), start, start + sizeMs,

@@ -3,7 +3,6 @@ package io.rdmamon.jobs;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,15 +15,12 @@ import java.util.TreeMap;
 @JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE,
         isGetterVisibility = Visibility.NONE)
 final class JobWindows {
-    /**
-     * Window start → port (node/device/port) → its sums in that window. Ports hashed, not sorted: every sample of the
-     * job looks its port up here, and a window is sorted once, when it is emitted.
-     */
-    TreeMap<Long, Map<String, PortWindow>> open = new TreeMap<>();
+    /** Window start → port (node/device/port) → its sums in that window. */
+    TreeMap<Long, TreeMap<String, PortWindow>> open = new TreeMap<>();
     /** Window start → host interface (node/iface) of the job's nodes → its sums in that window. */
     TreeMap<Long, TreeMap<String, HostWindow>> hosts = new TreeMap<>();
-    /** Port → newest sample time (hashed: every sample updates it). */
-    Map<String, Long> newest = new HashMap<>();
+    /** Port → newest sample time. */
+    Map<String, Long> newest = new TreeMap<>();
     /** End of the last window emitted; null before the first. */
     Long closedUntil;
     /** Node → instance type, of the job's Running record; empty when none is known or the job stopped. */

@@ -4,7 +4,6 @@ import io.rdmamon.model.Json;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -28,7 +27,7 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
         CompactWriter out = new CompactWriter(256 + 96 * w.newest.size());
         out.writeByte(FORMAT);
         out.varInt(w.open.size());
-        for (Map.Entry<Long, Map<String, PortWindow>> window : w.open.entrySet()) {
+        for (Map.Entry<Long, TreeMap<String, PortWindow>> window : w.open.entrySet()) {
             out.writeLong(window.getKey());
             out.varInt(window.getValue().size());
             for (Map.Entry<String, PortWindow> port : window.getValue().entrySet()) {
@@ -85,9 +84,8 @@ final class JobWindowsSerde extends CompactSerde<JobWindows> {
         JobWindows w = new JobWindows();
         for (int windows = in.varInt(); windows > 0; windows--) {
             long start = in.readLong();
-            int portCount = in.varInt();
-            Map<String, PortWindow> ports = new HashMap<>(portCount * 2);
-            for (int n = portCount; n > 0; n--) {
+            TreeMap<String, PortWindow> ports = new TreeMap<>();
+            for (int n = in.varInt(); n > 0; n--) {
                 String key = in.string();
                 String job = in.string();
                 String namespace = in.string();
