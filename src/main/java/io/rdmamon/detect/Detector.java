@@ -2,9 +2,9 @@ package io.rdmamon.detect;
 
 /**
  * A detector: folds one input record into the state it keeps per subject (a port, a job) and says which conditions
- * hold now. It knows nothing about alerts or stores: {@link DetectorProcessor} keeps its state in a changelogged
- * store and turns its {@link Observation}s into one firing and one resolved {@link io.rdmamon.model.Alert} per
- * incident.
+ * hold now. It knows nothing about alerts or stores: {@link DetectorProcessor} (or {@link PortJudge}, for the
+ * {@link PortDetector}s) keeps its state in a changelogged store and turns its {@link Observation}s into one firing and
+ * one resolved {@link io.rdmamon.model.Alert} per incident.
  *
  * @param <V> the input record
  * @param <S> the state kept per {@link #stateKey}; JSON-serialisable

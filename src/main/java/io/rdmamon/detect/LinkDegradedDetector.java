@@ -70,14 +70,16 @@ public final class LinkDegradedDetector extends PortDetector<LinkDegradedDetecto
             Condition condition = new Condition(since, PortSubjects.severity(value, Condition.WARNING),
                     summary(value, sustained, downshift, errorTimes.size(), rate, nominal),
                     labels(value, sustained, downshift, rate, nominal));
-            return Result.of(new State(maxRate, errorTimes, since, ts, null), Observation.holds(PortSubjects.of(value), condition, ts));
+            return Result.of(new State(maxRate, errorTimes, since, ts, null),
+                    Observation.holds(PortSubjects.of(value), condition, ts));
         }
         if (errors > 0 || downshift) {
             return Result.of(new State(maxRate, errorTimes, st.since(), ts, null));
         }
         long cleanSince = st.cleanSince() == null ? ts : st.cleanSince();
         if (ts - st.lastBadAt() >= clearMs) {
-            return Result.of(new State(maxRate, errorTimes, null, null, null), Observation.cleared(PortSubjects.of(value), cleanSince));
+            return Result.of(new State(maxRate, errorTimes, null, null, null),
+                    Observation.cleared(PortSubjects.of(value), cleanSince));
         }
         return Result.of(new State(maxRate, errorTimes, st.since(), st.lastBadAt(), cleanSince));
     }

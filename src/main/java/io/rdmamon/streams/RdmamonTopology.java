@@ -55,15 +55,15 @@ import java.util.Properties;
  * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/*, repartitioned by node
  *   samples, in their node's partition ─► the assignment valid at the sample's ts (NodeAssigner)
  *     ├─► per port (PortJudge): rdma.link-health (key node/device/port, LinkHealth, per interval or on change)
- *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                     ─┐
- *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job)       ─┤
- *     │                                                    └─► windows (streams.window.size.ms,           │
- *     │                                                        closed when all reporting ports           │
- *     │                                                        passed their end)                         │
+ *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                ─┐
+ *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job) ─┤
+ *     │                                                    └─► windows (streams.window.size.ms,     │
+ *     │                                                        closed when all reporting ports      │
+ *     │                                                        passed their end)                    │
  *     │                                                          ├─► rdma.job-bandwidth (key uid, JobBandwidth)
- *     │                                                          └─► STRAGGLER (state per job)          ─┤
- *     └─► COLLECTOR_SILENT (per node, wall-clock)                                                       ─┴─► rdma.alerts
- *                                                                                                    (key id, Alert)
+ *     │                                                          └─► STRAGGLER (state per job)     ─┤
+ *     └─► COLLECTOR_SILENT (per node, wall-clock)                                                  ─┴─► rdma.alerts
+ *                                                                                                     (key id, Alert)
  * </pre>
  *
  * Event time is each record's own time ({@code ts}, {@code updatedAt}) throughout. Every threshold is a key of
