@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
  * sizes.
  */
 final class ChildJvm implements AutoCloseable {
-    /** USER_HZ: the unit of utime and stime in /proc/PID/stat; 100 on every Linux architecture Java runs on. */
     /** The last line of {@code jcmd GC.class_histogram}: instances and bytes of all live objects. */
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
 

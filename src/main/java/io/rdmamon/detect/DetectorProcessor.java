@@ -13,6 +13,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Runs one {@link Detector} over a stream: its state per subject and its incidents in {@link DetectorStores}, every
@@ -27,6 +28,8 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
     private final AlertOutput output;
     private ProcessorContext<String, Alert> context;
     private DetectorStores<S> stores;
+    /** One instance, not a new method reference per record. */
+    private final Consumer<Alert> publish = this::publish;
 
     private DetectorProcessor(Detector<V, S> detector, AlertOutput output) {
         this.detector = detector;
@@ -69,13 +72,13 @@ public final class DetectorProcessor<V, S> implements Processor<String, V, Strin
             return;
         }
         S before = stores.get(key);
-        stores.apply(key, before, detector.inspect(before, record.value(), record.timestamp()), this::publish);
+        stores.apply(key, before, detector.inspect(before, record.value(), record.timestamp()), publish);
     }
 
     private void expireAll(long streamTime) {
         for (Map.Entry<String, S> entry : stores.all().entrySet()) {
             stores.apply(entry.getKey(), entry.getValue(), detector.expire(entry.getValue(), streamTime),
-                    this::publish);
+                    publish);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Judges each assigned port sample: whether it becomes a {@code rdma.link-health} record ({@link LinkHealthCadence})
@@ -59,6 +60,8 @@ public final class PortJudge implements Processor<String, AssignedInput, String,
     private final List<Check<?>> checks = new ArrayList<>();
     private final AlertOutput output;
     private final Map<String, Port> ports = new HashMap<>();
+    /** One instance, not a new method reference for every sample a detector has a result for. */
+    private final Consumer<Alert> publish = this::publish;
     private ProcessorContext<String, PortVerdict> context;
 
     private PortJudge(long linkHealthIntervalMs, List<PortDetector<?>> detectors, AlertOutput output) {
@@ -139,7 +142,7 @@ public final class PortJudge implements Processor<String, AssignedInput, String,
         S before = (S) port.states[i];
         Result<S> result = check.detector.inspect(before, sample, ts);
         if (result != null) {
-            check.stores.apply(key, before, result, this::publish);
+            check.stores.apply(key, before, result, publish);
             port.states[i] = result.state();
         }
     }

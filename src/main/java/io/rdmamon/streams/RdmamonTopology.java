@@ -136,11 +136,11 @@ public final class RdmamonTopology {
                         .withName("job-bandwidth-out"));
 
         KStream<String, Alert> alerts = portAlerts
-                .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-3"))
+                .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-1"))
                 .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
-                        cfg, registry), Named.as("alerts-4"))
-                .merge(collectorSilence(assigned, cfg, registry), Named.as("alerts-5"))
-                .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-6"));
+                        cfg, registry), Named.as("alerts-2"))
+                .merge(collectorSilence(assigned, cfg, registry), Named.as("alerts-3"))
+                .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-4"));
         alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
     }
 
