@@ -3,10 +3,10 @@ package io.rdmamon.detect;
 import io.rdmamon.detect.StallState.Phase;
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobSample;
+import io.rdmamon.jobs.PortTraffic;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
-import io.rdmamon.model.PortSample;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -119,7 +119,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
     }
 
     private Result<StallState> port(StallState s, JobSample js, long ts) {
-        PortSample p = js.sample();
+        PortTraffic p = js.traffic();
         s.nodeLastSeen.merge(p.node(), ts, Math::max);
         if (js.shared() || p.txBytesPerSec() == null || p.rxBytesPerSec() == null) {
             return Result.of(s);

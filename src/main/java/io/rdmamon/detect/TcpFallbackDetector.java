@@ -2,10 +2,10 @@ package io.rdmamon.detect;
 
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobSample;
+import io.rdmamon.jobs.PortTraffic;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
-import io.rdmamon.model.PortSample;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -127,7 +127,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
     }
 
     private void port(FallbackState s, JobSample js, long ts) {
-        PortSample p = js.sample();
+        PortTraffic p = js.traffic();
         // a shared device's bytes cannot be told apart between its jobs: it says nothing about this one
         if (js.shared() || p.txBytesPerSec() == null || p.rxBytesPerSec() == null || p.intervalMs() <= 0) {
             return;

@@ -16,12 +16,16 @@ import java.util.Map;
  * once and JSON made its encoding and decoding the stream app's largest cost. Internal to the app (not a public
  * contract): a batch's strings (node, device, state names) and holders are written once and referred to by index,
  * so a node pass of eight ports held by one job costs its numbers and one copy of the names. Job records, rare here,
- * travel as their JSON. The first byte is the format version; a record of an unknown version fails with a
- * {@link org.apache.kafka.common.errors.SerializationException} that names it (an app of another release still
+ * travel as their JSON. A port sample travels as its {@link PortTraffic}, what the job side reads of it. The first byte
+ * is the format version: format 1 (releases before this one, with whole port samples) is still read, so an upgraded app
+ * takes over what its predecessor left in the topic; a record of an unknown version fails with a
+ * {@link org.apache.kafka.common.errors.SerializationException} that names it (an app of a later release still
  * writing to the topic).
  */
 public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
-    static final byte FORMAT = 1;
+    static final byte FORMAT = 2;
+    /** Whole port samples, as releases before {@link #FORMAT} 2 wrote them. */
+    static final byte FORMAT_WHOLE_SAMPLES = 1;
     private static final byte PORT = 1;
     private static final byte HOST = 2;
     private static final byte LIFECYCLE = 3;
@@ -56,7 +60,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
     JobEventBatch read(byte[] bytes) throws IOException {
         Reader in = new Reader(bytes);
         byte format = in.readByte();
-        if (format != FORMAT) {
+        if (format != FORMAT && format != FORMAT_WHOLE_SAMPLES) {
             throw new IOException("unknown job event batch format " + format + " (this rdmamon writes " + FORMAT
                     + ")");
         }
@@ -65,7 +69,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         for (int i = 0; i < size; i++) {
             byte kind = in.readByte();
             switch (kind) {
-                case PORT -> events.add(JobEvent.of(in.port()));
+                case PORT -> events.add(JobEvent.of(format == FORMAT ? in.port() : in.wholeSamplePort()));
                 case HOST -> events.add(JobEvent.of(in.host()));
                 case LIFECYCLE -> {
                     byte[] json = new byte[in.varInt()];
@@ -89,24 +93,15 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         }
 
         void port(JobSample js) throws IOException {
-            PortSample s = js.sample();
-            varInt(s.v());
-            string(s.node());
-            string(s.device());
-            varInt(s.port());
-            writeLong(s.ts());
-            writeLong(s.intervalMs());
-            string(s.source());
-            string(s.state());
-            string(s.physState());
-            string(s.linkLayer());
-            nullableLong(s.rateBytesPerSec());
-            nullableDouble(s.txBytesPerSec());
-            nullableDouble(s.rxBytesPerSec());
-            nullableDouble(s.txPacketsPerSec());
-            nullableDouble(s.rxPacketsPerSec());
-            counts(s.errors());
-            counts(s.errorClasses());
+            PortTraffic t = js.traffic();
+            string(t.node());
+            string(t.device());
+            varInt(t.port());
+            writeLong(t.ts());
+            writeLong(t.intervalMs());
+            nullableLong(t.rateBytesPerSec());
+            nullableDouble(t.txBytesPerSec());
+            nullableDouble(t.rxBytesPerSec());
             holder(js.holder());
             varInt(js.sharedBy());
         }
@@ -159,10 +154,17 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         }
 
         JobSample port() throws IOException {
+            PortTraffic t = new PortTraffic(string(), string(), varInt(), readLong(), readLong(), nullableLong(),
+                    nullableDouble(), nullableDouble());
+            return new JobSample(t, holder(), varInt());
+        }
+
+        /** A port sample as {@link #FORMAT_WHOLE_SAMPLES} wrote it, whole. */
+        JobSample wholeSamplePort() throws IOException {
             PortSample s = new PortSample(varInt(), string(), string(), varInt(), readLong(), readLong(),
                     string(), string(), string(), string(), nullableLong(), nullableDouble(), nullableDouble(),
                     nullableDouble(), nullableDouble(), counts(), counts());
-            return new JobSample(s, holder(), varInt());
+            return new JobSample(PortTraffic.of(s), holder(), varInt());
         }
 
         HostIfaceSample host() throws IOException {

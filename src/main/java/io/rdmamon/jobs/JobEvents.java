@@ -34,8 +34,9 @@ public final class JobEvents {
     static List<NodeTick.Routed> fanOut(AssignedInput in) {
         List<NodeTick.Routed> out = new ArrayList<>(in.assignment().holders().size());
         int sharedBy = in.assignment().sharedBy();
+        PortTraffic traffic = in.port() != null ? PortTraffic.of(in.port()) : null;
         for (Holder holder : in.assignment().holders()) {
-            JobEvent event = in.port() != null ? JobEvent.of(new JobSample(in.port(), holder, sharedBy))
+            JobEvent event = traffic != null ? JobEvent.of(new JobSample(traffic, holder, sharedBy))
                     : JobEvent.of(in.host());
             out.add(new NodeTick.Routed(holder.uid(), event));
         }

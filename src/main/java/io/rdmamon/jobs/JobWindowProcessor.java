@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
-import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -112,7 +111,7 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             return;
         }
         String uid = record.key();
-        PortSample s = js.sample();
+        PortTraffic s = js.traffic();
         String port = s.key();
         JobWindows w = jobs.get(uid);
         if (w == null) {

@@ -17,14 +17,14 @@ public record PortWindow(String job, String namespace, int expectedRanks, String
     }
 
     public static PortWindow empty(JobSample js) {
-        PortSample s = js.sample();
+        PortTraffic s = js.traffic();
         Holder h = js.holder();
         return new PortWindow(h.job(), h.namespace(), h.expectedRanks(), s.node(), s.device(), s.port(),
                 h.rankNumbers(), js.sharedBy(), 0, 0, 0, 0, s.rateBytesPerSec());
     }
 
     public PortWindow add(JobSample js) {
-        PortSample s = js.sample();
+        PortTraffic s = js.traffic();
         long interval = s.intervalMs();
         boolean tx = s.txBytesPerSec() != null && interval > 0;
         boolean rx = s.rxBytesPerSec() != null && interval > 0;

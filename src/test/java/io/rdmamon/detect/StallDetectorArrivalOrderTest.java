@@ -3,6 +3,7 @@ package io.rdmamon.detect;
 import io.rdmamon.jobs.Holder;
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobSample;
+import io.rdmamon.jobs.PortTraffic;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.StreamsAppConfig;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class StallDetectorArrivalOrderTest {
         arrivals.sort(Comparator.comparingLong(Arrival::arrivesAt));
         StallState state = null;
         for (Arrival a : arrivals) {
-            long ts = a.event().port().sample().ts();
+            long ts = a.event().port().traffic().ts();
             Result<StallState> result = detector.inspect(state, a.event(), ts);
             if (result != null) {
                 state = result.state();
@@ -83,6 +84,6 @@ class StallDetectorArrivalOrderTest {
         PortSample sample = new PortSample(PortSample.VERSION, node, device, 1, ts, 1_000, PortSample.SOURCE_SYSFS,
                 "ACTIVE", "LinkUp", "Ethernet", 25_000_000_000L / 8, rate / 2, rate / 2, rate / 8192, rate / 8192, Map.of(),
                 Map.of());
-        return JobEvent.of(new JobSample(sample, HOLDER, 1));
+        return JobEvent.of(new JobSample(PortTraffic.of(sample), HOLDER, 1));
     }
 }
