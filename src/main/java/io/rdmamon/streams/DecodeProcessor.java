@@ -18,6 +18,7 @@ import java.util.Optional;
  * Parses raw input records with a {@link RecordParser}. A good record goes on keyed by {@link Input#key} with its
  * event time ({@link Input#eventTime}) as the record timestamp, so event time is the sample's own {@code ts} whatever
  * the producer set. A bad one becomes a {@link DeadLetter} (logged with an excerpt, counted), and processing goes on.
+ * Each goes to one named child: the values' or the dead letters'.
  */
 final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Decoded<T>> {
     private static final Logger log = LoggerFactory.getLogger(DecodeProcessor.class);
@@ -25,11 +26,15 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
 
     private final Input<T> input;
     private final DeadLetterCounters deadLetters;
+    private final String valuesChild;
+    private final String deadLettersChild;
     private ProcessorContext<String, Decoded<T>> context;
 
-    DecodeProcessor(Input<T> input, DeadLetterCounters deadLetters) {
+    DecodeProcessor(Input<T> input, DeadLetterCounters deadLetters, String valuesChild, String deadLettersChild) {
         this.input = input;
         this.deadLetters = deadLetters;
+        this.valuesChild = valuesChild;
+        this.deadLettersChild = deadLettersChild;
     }
 
     @Override
@@ -54,7 +59,8 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
             code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code(); // parsed: only the key check can fail
         }
         if (problem == null) {
-            context.forward(new Record<>(input.key(value), new Decoded<>(value, null), input.eventTime(value)));
+            context.forward(new Record<>(input.key(value), new Decoded<>(value, null), input.eventTime(value)),
+                    valuesChild);
             return;
         }
         Optional<RecordMetadata> meta = context.recordMetadata();
@@ -68,7 +74,7 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
         Record<String, Decoded<T>> out = new Record<>(key, new Decoded<>(null, letter), record.timestamp());
         out.headers().add(DeadLetter.REASON_HEADER, problem.getBytes(StandardCharsets.UTF_8));
         out.headers().add(DeadLetter.TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
-        context.forward(out);
+        context.forward(out, deadLettersChild);
     }
 
     private static String excerpt(byte[] value) {
