@@ -1,9 +1,7 @@
 package io.rdmamon.model;
 
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.io.SerializedString;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -44,52 +42,6 @@ final class SampleJsonReader {
             "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "Phy Test", "InfiniBand", "Ethernet")
             .collect(Collectors.toUnmodifiableMap(Function.identity(), Function.identity()));
 
-    private static final SerializedString[] PORT_FIELDS = fieldsInOrder(PortSample.class);
-    private static final SerializedString[] HOST_FIELDS = fieldsInOrder(HostIfaceSample.class);
-
-    /** The fields as the record's writers order them ({@link JsonPropertyOrder}: the collector and Jackson). */
-    private static SerializedString[] fieldsInOrder(Class<?> record) {
-        return Stream.of(record.getAnnotation(JsonPropertyOrder.class).value()).map(SerializedString::new)
-                .toArray(SerializedString[]::new);
-    }
-
-    /**
-     * Reads field names expecting them in their writers' order: where the next name is the expected one, the parser
-     * compares its bytes and skips the lookup of the name in its symbol table, which was a fifth of the decoding. Any
-     * other order, omitted fields and unknown ones are read too; the order is then taken up again after the name read.
-     */
-    private static final class FieldOrder {
-        private final SerializedString[] fields;
-        private int expected;
-
-        FieldOrder(SerializedString[] fields) {
-            this.fields = fields;
-        }
-
-        /** The next field's name, its value the parser's next token; null at the end of the object. */
-        String next(JsonParser p) throws IOException {
-            String name;
-            if (expected < fields.length) {
-                if (p.nextFieldName(fields[expected])) {
-                    return fields[expected++].getValue();
-                }
-                name = p.currentToken() == JsonToken.FIELD_NAME ? p.currentName() : null;
-            } else {
-                name = p.nextFieldName();
-            }
-            if (name == null) {
-                return null;
-            }
-            for (int i = 0; i < fields.length; i++) {
-                if (fields[i].getValue().equals(name)) {
-                    expected = i + 1;
-                    return fields[i].getValue();
-                }
-            }
-            return name;
-        }
-    }
-
     /**
      * The port sample in {@code bytes}, or null when it is not plainly well-formed.
      *
@@ -117,9 +69,8 @@ final class SampleJsonReader {
             Double rxPackets = null;
             Map<String, Long> errors = null;
             Map<String, Long> errorClasses = null;
-            FieldOrder order = new FieldOrder(PORT_FIELDS);
             String field;
-            while ((field = order.next(p)) != null) {
+            while ((field = p.nextFieldName()) != null) {
                 JsonToken t = p.nextToken();
                 switch (field) {
                     case "v" -> v = intValue(p, t);
@@ -173,9 +124,8 @@ final class SampleJsonReader {
             Double txPackets = null;
             Double rxPackets = null;
             Map<String, Long> errors = null;
-            FieldOrder order = new FieldOrder(HOST_FIELDS);
             String field;
-            while ((field = order.next(p)) != null) {
+            while ((field = p.nextFieldName()) != null) {
                 JsonToken t = p.nextToken();
                 switch (field) {
                     case "v" -> v = intValue(p, t);
