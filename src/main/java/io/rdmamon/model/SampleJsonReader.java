@@ -6,9 +6,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Reads a port or host sample straight from its JSON tokens: the fast path of {@link RecordParser} for the two
@@ -30,17 +27,6 @@ final class SampleJsonReader {
     }
 
     private static final NotPlain NOT_PLAIN = new NotPlain();
-
-    /**
-     * The values of the port state fields that the kernel and the collector use (sysfs' {@code state},
-     * {@code phys_state} and {@code link_layer} texts, the sources): each sample then holds these instances instead of
-     * new strings. Every port judged compares its states with the ones it last published, and with one instance that is
-     * a reference comparison, not a read of two strings that are far apart in memory.
-     */
-    private static final Map<String, String> WORDS = Stream.of(PortSample.SOURCE_SYSFS, PortSample.SOURCE_EADM,
-            "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER", "Sleep", "Polling", "Disabled",
-            "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "Phy Test", "InfiniBand", "Ethernet")
-            .collect(Collectors.toUnmodifiableMap(Function.identity(), Function.identity()));
 
     /**
      * The port sample in {@code bytes}, or null when it is not plainly well-formed.
@@ -79,10 +65,10 @@ final class SampleJsonReader {
                     case "port" -> port = intValue(p, t);
                     case "ts" -> ts = longValue(p, t);
                     case "intervalMs" -> intervalMs = longValue(p, t);
-                    case "source" -> source = word(p, t);
-                    case "state" -> state = word(p, t);
-                    case "physState" -> physState = word(p, t);
-                    case "linkLayer" -> linkLayer = word(p, t);
+                    case "source" -> source = text(p, t);
+                    case "state" -> state = text(p, t);
+                    case "physState" -> physState = text(p, t);
+                    case "linkLayer" -> linkLayer = text(p, t);
                     case "rateBytesPerSec" -> rate = t == JsonToken.VALUE_NULL ? null : longValue(p, t);
                     case "txBytesPerSec" -> tx = number(p, t);
                     case "rxBytesPerSec" -> rx = number(p, t);
@@ -185,12 +171,6 @@ final class SampleJsonReader {
             throw NOT_PLAIN;
         }
         return p.getText();
-    }
-
-    /** A text that is usually one of {@link #WORDS}: that instance when it is. */
-    private static String word(JsonParser p, JsonToken t) throws IOException, NotPlain {
-        String text = text(p, t);
-        return text == null ? null : WORDS.getOrDefault(text, text);
     }
 
     private static Double number(JsonParser p, JsonToken t) throws IOException, NotPlain {
