@@ -52,6 +52,22 @@ class StreamsAppKillTest {
         for (AutoCloseable c : open) {
             c.close();
         }
+        printAppLogs();
+    }
+
+    /**
+     * The apps' logs live in the test's temporary folder, which goes with the test: their ends go to the test's output
+     * (target/surefire-reports/...-output.txt), so that a failure on a CI machine can be read afterwards.
+     */
+    private void printAppLogs() throws IOException {
+        try (var logs = Files.list(work)) {
+            for (Path log : logs.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
+                List<String> lines = Files.readAllLines(log).stream()
+                        .filter(line -> !line.contains("OutOfOrderSequenceException")).toList();
+                System.out.println("--- " + log.getFileName() + ", last lines:");
+                lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+            }
+        }
     }
 
     @Test
