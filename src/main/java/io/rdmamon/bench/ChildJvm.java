@@ -2,6 +2,7 @@ package io.rdmamon.bench;
 
 import io.rdmamon.support.ClassDataArchive;
 import io.rdmamon.support.JvmOptionsFile;
+import io.rdmamon.support.LogFiles;
 import io.rdmamon.support.Processes;
 
 import java.io.IOException;
@@ -175,8 +176,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     private static String tail(Path file, int lines) throws IOException {
-        List<String> all = Files.readAllLines(file);
-        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        return String.join("\n", LogFiles.lastLines(file, lines));
     }
 
     @Override

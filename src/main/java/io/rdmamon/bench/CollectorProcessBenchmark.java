@@ -9,6 +9,7 @@ import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
 import io.rdmamon.support.ClassDataArchive;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.LogFiles;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -101,7 +102,7 @@ final class CollectorProcessBenchmark {
                 long received = records.count() - records0;
                 if (received == 0) {
                     throw new IllegalStateException("the collector published nothing; end of its log:\n"
-                            + String.join("\n", tail(work.resolve("collector.log"))));
+                            + String.join("\n", LogFiles.lastLines(work.resolve("collector.log"), 30)));
                 }
                 out.printf("collector process beside node_exporter, same node: %d mlx5 x %d ports + %d eRDMA x 1 port, "
                                 + "%d counter files; interval %d ms, %d s warm-up (%d passes), %d passes measured%n",
@@ -254,11 +255,6 @@ final class CollectorProcessBenchmark {
                 .filter(line -> line.contains(text) && TIME_OF_DAY.matcher(line).lookingAt())
                 .map(line -> LocalTime.parse(line.substring(0, 12))).findFirst()
                 .map(t -> Duration.between(start, t).toMillis() / 1e3).orElse(Double.NaN);
-    }
-
-    private static List<String> tail(Path log) throws IOException {
-        List<String> lines = Files.readAllLines(log);
-        return lines.subList(Math.max(0, lines.size() - 30), lines.size());
     }
 
     private static double mib(long bytes) {

@@ -5,6 +5,7 @@ import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.NodePartitioner;
+import io.rdmamon.support.LogFiles;
 import io.rdmamon.support.Processes;
 import io.rdmamon.testing.SharedKafka;
 import io.rdmamon.testing.TrainingTraffic;
@@ -62,10 +63,8 @@ class StreamsAppKillTest {
     private void printAppLogs() throws IOException {
         try (var logs = Files.list(work)) {
             for (Path log : logs.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
-                List<String> lines = Files.readAllLines(log).stream()
-                        .filter(line -> !line.contains("OutOfOrderSequenceException")).toList();
                 System.out.println("--- " + log.getFileName() + ", last lines:");
-                lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+                LogFiles.lastLines(log, 40).forEach(System.out::println);
             }
         }
     }
