@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,6 +42,12 @@ import java.util.Set;
  * Below the threshold, lateness still lengthens the wait: samples a few seconds behind come in bursts, one upstream
  * partition after the other, so silence is judged after the threshold plus the highest recent lateness. This is never a stall: {@link StallDetector} treats a silent node's ports
  * as unknown.
+ *
+ * <p>Each node's last heartbeat is also in a changelogged store, so that a node which never comes back after a
+ * restart is still reported. The store is written when a node's heartbeat moved by half the silence threshold, not at
+ * every pass: at one pass a second that was one changelog record per node and commit (a third of the live app's
+ * changelog writes at 1,000 nodes). The price: after a restart, a node that never sends again is reported silent since
+ * up to half a threshold before its real last sample.
  */
 public final class CollectorSilenceDetector implements Processor<String, AssignedInput, String, Alert> {
     private static final Logger log = LoggerFactory.getLogger(CollectorSilenceDetector.class);
@@ -54,9 +59,8 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     private final AlertOutput output;
     private final long catchUpMaxMs;
     private final Counter skippedChecks;
-    private final Map<String, Long> arrivedAt = new HashMap<>();
-    /** Node → wall time since which its samples arrive late; in memory, like arrivedAt. */
-    private final Map<String, Long> lateSince = new HashMap<>();
+    /** What this task knows of each node's collector; in memory (see {@link NodeLife}). */
+    private final Map<String, NodeLife> nodes = new HashMap<>();
     /**
      * The last heartbeat that counts for catch-up was late: this task is behind until an on-time one arrives. A task
      * can get nothing at all for a while in the middle of a catch-up (the stream thread busy with other partitions);
@@ -70,15 +74,38 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     private long recentLateAt;
     private ProcessorContext<String, Alert> context;
     private ObjectStore<Heartbeat> lastSeen;
-    /**
-     * Nodes known to have no open incident, so a heartbeat need not look one up; in memory: after a restart each
-     * node's first heartbeat looks.
-     */
-    private final Set<String> knownClear = new HashSet<>();
     private IncidentBook incidents;
     private long startedAt;
     /** Wall time the last heartbeat of any node arrived at this task; 0 before the first. */
     private long lastArrival;
+
+    /**
+     * One node's collector as this task saw it: one lookup per sample instead of one per map. Nothing of it survives
+     * a restart but the stored heartbeat: after one, every node counts as just seen, and its first sample looks its
+     * incident up.
+     */
+    private static final class NodeLife {
+        /** The node's last sample (event time) and its interval: exact, unlike the stored copy. */
+        long ts;
+        long intervalMs;
+        /** The {@code ts} last written to the store, 0 when none. */
+        long storedTs;
+        /** Wall time its last sample arrived at. */
+        long arrivedAt;
+        /** Wall time since which its samples arrive late; 0 while they are on time. */
+        long lateSince;
+        /** Known to have no open incident, so a sample need not look one up. */
+        boolean knownClear;
+
+        NodeLife(Heartbeat stored, long now) {
+            arrivedAt = now;
+            if (stored != null) {
+                ts = stored.ts();
+                intervalMs = stored.intervalMs();
+                storedTs = stored.ts();
+            }
+        }
+    }
 
     private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output,
                                      Counter skippedChecks) {
@@ -124,30 +151,43 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
 
     @Override
     public void process(Record<String, AssignedInput> record) {
-        Heartbeat beat = heartbeat(record.value());
+        // every sample, port or host interface, is a sign of life of its node's collector
+        AssignedInput in = record.value();
+        String node = in.port() != null ? in.port().node() : in.host().node();
+        long ts = in.port() != null ? in.port().ts() : in.host().ts();
         long now = context.currentSystemTimeMs();
-        arrivedAt.put(beat.node(), now);
+        NodeLife life = life(node, now);
+        life.arrivedAt = now;
         lastArrival = now;
-        noteLateness(beat, now);
-        Heartbeat previous = lastSeen.get(beat.node());
-        if (previous == null || beat.ts() > previous.ts()) {
-            lastSeen.put(beat.node(), beat);
+        noteLateness(node, life, ts, now);
+        if (ts > life.ts) {
+            life.ts = ts;
+            life.intervalMs = in.port() != null ? in.port().intervalMs() : in.host().intervalMs();
+            if (life.storedTs == 0 || ts - life.storedTs >= silentAfterMs / 2) {
+                lastSeen.put(node, new Heartbeat(node, ts, life.intervalMs));
+                life.storedTs = ts;
+            }
         }
-        if (knownClear.add(beat.node())) {
-            publish(incidents.apply(beat.node(), Observation.cleared(Subject.node(beat.node()), beat.ts())));
+        if (!life.knownClear) {
+            life.knownClear = true;
+            publish(incidents.apply(node, Observation.cleared(Subject.node(node), ts)));
         }
     }
 
-    /** Every sample, port or host interface, is a sign of life of its node's collector. */
-    private static Heartbeat heartbeat(AssignedInput in) {
-        return in.port() != null ? new Heartbeat(in.port().node(), in.port().ts(), in.port().intervalMs())
-                : new Heartbeat(in.host().node(), in.host().ts(), in.host().intervalMs());
+    /** The node's state, from its stored heartbeat (if any) the first time this task sees it. */
+    private NodeLife life(String node, long now) {
+        NodeLife life = nodes.get(node);
+        if (life == null) {
+            life = new NodeLife(lastSeen.get(node), now);
+            nodes.put(node, life);
+        }
+        return life;
     }
 
-    private void noteLateness(Heartbeat beat, long now) {
-        long late = now - beat.ts();
+    private void noteLateness(String node, NodeLife life, long ts, long now) {
+        long late = now - ts;
         if (late <= silentAfterMs) {
-            lateSince.remove(beat.node());
+            life.lateSince = 0;
             behind = false;
             if (late >= recentLateMs || now - recentLateAt > lateWindowMs()) {
                 recentLateMs = Math.max(0, late);
@@ -155,11 +195,13 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
             }
             return;
         }
-        long since = lateSince.computeIfAbsent(beat.node(), node -> now);
-        if (now - since <= catchUpMaxMs) {
+        if (life.lateSince == 0) {
+            life.lateSince = now;
+        }
+        if (now - life.lateSince <= catchUpMaxMs) {
             if (!behind && now >= lastLateAt + silentAfterMs) {
                 log.info("samples arrive up to {} s late (node {}): catching up, collector silence is not judged "
-                        + "until they are on time", (now - beat.ts()) / 1000, beat.node());
+                        + "until they are on time", late / 1000, node);
             }
             behind = true;
             lastLateAt = now;
@@ -174,26 +216,25 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         }
         // samples running some seconds behind also arrive in bursts, partition by partition: wait that much longer
         long threshold = silentAfterMs + (wallNow - recentLateAt <= lateWindowMs() ? recentLateMs : 0);
-        List<Map.Entry<String, Heartbeat>> nodes = new ArrayList<>(lastSeen.all().entrySet());
+        // the store knows every node, those not seen since a restart too
+        List<String> known = new ArrayList<>(lastSeen.all().keySet());
         int fired = 0;
-        for (Map.Entry<String, Heartbeat> entry : nodes) {
-            String node = entry.getKey();
-            Heartbeat last = entry.getValue();
-            long waited = wallNow - arrivedAt.getOrDefault(node, startedAt);
+        for (String node : known) {
+            NodeLife life = nodes.computeIfAbsent(node, n -> new NodeLife(lastSeen.get(n), startedAt));
+            long waited = wallNow - life.arrivedAt;
             if (waited >= forgetMs) {
                 lastSeen.delete(node);
-                arrivedAt.remove(node);
-                knownClear.remove(node);
-                incidents.closeAll(node, last.ts() + waited).forEach(this::publish);
+                nodes.remove(node);
+                incidents.closeAll(node, life.ts + waited).forEach(this::publish);
             } else if (waited >= threshold) {
-                knownClear.remove(node);
-                long firstMissing = last.ts() + Math.max(last.intervalMs(), 1);
+                life.knownClear = false;
+                long firstMissing = life.ts + Math.max(life.intervalMs, 1);
                 Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
                         + node + " silent: no sample for " + waited / 1000 + " s (last sample at "
-                        + Instant.ofEpochMilli(last.ts()) + "); its jobs' stall detection is suspended",
+                        + Instant.ofEpochMilli(life.ts) + "); its jobs' stall detection is suspended",
                         Map.of("silentSeconds", String.valueOf(waited / 1000)));
                 Alert alert = incidents.apply(node, Observation.holds(Subject.node(node), condition,
-                        last.ts() + waited));
+                        life.ts + waited));
                 fired += alert == null ? 0 : 1;
                 publish(alert);
             }
@@ -202,7 +243,7 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
             // many nodes of one task at once: a dead rack, a bad collector roll-out, or this task's own input
             // stalled; the last line tells them apart in hindsight
             log.warn("{} nodes of this task went silent at once (of {} it knows); its last heartbeat from any node "
-                    + "arrived {} s ago, threshold {} s", fired, nodes.size(),
+                    + "arrived {} s ago, threshold {} s", fired, known.size(),
                     lastArrival == 0 ? "never" : String.valueOf((wallNow - lastArrival) / 1000), threshold / 1000);
         }
     }

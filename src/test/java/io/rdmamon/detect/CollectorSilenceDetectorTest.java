@@ -2,12 +2,15 @@ package io.rdmamon.detect;
 
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.Json;
 import io.rdmamon.testing.TopologyHarness;
 import io.rdmamon.testing.TrainingTraffic;
+import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -46,6 +49,26 @@ class CollectorSilenceDetectorTest {
         assertThat(firing.detectedAt() - firing.startsAt()).isBetween(14_000L, 17_000L);
         assertThat(alerts.get(1).endsAt()).isEqualTo(outage + 40_000);
         assertThat(alerts.get(1).id()).isEqualTo(firing.id());
+    }
+
+    /**
+     * The store is what a restart has of a node that never comes back; at one write per pass and commit it was a
+     * third of the live app's changelog records.
+     */
+    @Test
+    void shouldStoreANodesHeartbeatOncePerHalfThreshold() throws Exception {
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 60_000));
+            List<Heartbeat> n1 = new ArrayList<>();
+            for (TestRecord<String, String> r : h.changelog(CollectorSilenceDetector.STORE)) {
+                if (r.key().equals("n1")) {
+                    n1.add(Json.MAPPER.readValue(r.value(), Heartbeat.class));
+                }
+            }
+            // 60 passes; the default threshold is 15 s, so one write per 7.5 s of the node's samples
+            assertThat(n1).hasSizeBetween(8, 9);
+            assertThat(n1.get(n1.size() - 1).ts()).isGreaterThan(T0 + 60_000 - 1_000 - 7_500);
+        }
     }
 
     @Test

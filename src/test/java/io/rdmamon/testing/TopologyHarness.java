@@ -123,6 +123,12 @@ public final class TopologyHarness implements AutoCloseable {
         return alerts(type).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
     }
 
+    /** What the app wrote so far to a store's changelog topic, keys and values as JSON text. */
+    public List<TestRecord<String, String>> changelog(String store) {
+        return driver.createOutputTopic(cfg.applicationId() + "-" + store + "-changelog", new StringDeserializer(),
+                new StringDeserializer()).readRecordsToList();
+    }
+
     public double counter(String name) {
         return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
     }
