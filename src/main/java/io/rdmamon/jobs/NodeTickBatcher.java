@@ -38,14 +38,18 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     private static final String HOST_PASS = "/hosts";
 
     /**
-     * The newest pass time of a node, how many of its samples came, the size of its previous pass (0: unknown), and
-     * the wall time its open pass got its first sample (0: none open).
+     * The newest pass time of a node, how many of its samples came, the size of its previous pass (0: unknown), the
+     * wall time its open pass got its first sample (0: none open), and the open pass itself: the store's object, so a
+     * sample needs no store lookup, only a put to mark it changed.
      */
     private static final class Pass {
         long ts = Long.MIN_VALUE;
         int seen;
         int size;
         long openedAt;
+        NodeTick open;
+        /** Whether {@code open} was looked up in the store: a pass left open before a restart is there. */
+        boolean loaded;
     }
 
     private final Duration flushAfter;
@@ -96,11 +100,15 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         if (ts == pass.ts) {
             pass.seen++;
         }
-        NodeTick tick = ticks.get(passKey);
+        if (!pass.loaded) {
+            pass.open = ticks.get(passKey);
+            pass.loaded = true;
+        }
+        NodeTick tick = pass.open;
         if (tick != null && tick.ts() != ts) {
             // a newer pass began (or a straggler of an older one came): the open one is as complete as it gets
             emit(tick);
-            ticks.delete(passKey);
+            close(passKey, pass);
             tick = null;
         }
         if (pass.size == 0 || ts < pass.ts) {
@@ -110,16 +118,22 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         }
         if (tick == null) {
             tick = NodeTick.open(ts);
+            pass.open = tick;
             pass.openedAt = context.currentSystemTimeMs();
         }
-        tick = tick.add(JobEvents.fanOut(in));
+        tick.add(JobEvents.fanOut(in));
         if (pass.seen >= pass.size) {
             emit(tick);
-            ticks.delete(passKey);
-            pass.openedAt = 0;
+            close(passKey, pass);
         } else {
             ticks.put(passKey, tick);
         }
+    }
+
+    private void close(String passKey, Pass pass) {
+        ticks.delete(passKey);
+        pass.open = null;
+        pass.openedAt = 0;
     }
 
     private void flushOverdue(long wallNow) {
@@ -130,8 +144,8 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
             }
             if (wallNow - pass.openedAt >= flushAfter.toMillis()) {
                 emit(entry.getValue());
-                ticks.delete(entry.getKey());
-                pass.openedAt = 0;
+                close(entry.getKey(), pass);
+                pass.loaded = true;
             }
         }
     }
