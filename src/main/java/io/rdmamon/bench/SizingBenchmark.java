@@ -176,6 +176,7 @@ public final class SizingBenchmark implements Callable<Integer> {
                 double cpuBefore = app.cpuSeconds();
                 ThreadTicks threadsBefore = ThreadTicks.of(app.pid());
                 long sentBefore = load.sendUntil(System.currentTimeMillis());
+                Map<String, Long> writtenBefore = StreamsBenchmark.endOffsetsByTopic(admin, topics, appId);
                 long liveStart = System.nanoTime();
                 long halfway = liveStart + TimeUnit.SECONDS.toNanos(liveSeconds) / 2;
                 double halfCpu = 0;
@@ -200,6 +201,12 @@ public final class SizingBenchmark implements Callable<Integer> {
                         lag <= closeEnough ? "kept up" : "fell behind");
                 ThreadTicks threadsAfter = ThreadTicks.of(app.pid());
                 out.printf("  its threads, live: %s%n", coresByThread(threadsAfter.since(threadsBefore), live));
+                // what the app wrote meanwhile, up to a commit interval of it still in its open transaction
+                Map<String, Long> written = StreamsBenchmark.endOffsetsByTopic(admin, topics, appId);
+                written.replaceAll((topic, end) -> end - writtenBefore.getOrDefault(topic, 0L));
+                long writes = written.values().stream().mapToLong(Long::longValue).sum();
+                out.printf("  its Kafka writes, live: %,.0f records/s = %.3f per input record (%s)%n", writes / live,
+                        (double) writes / sent, StreamsBenchmark.writesByTopic(written, appId));
                 if (halfThreads != null && liveEnd > halfAt) {
                     // the JIT still compiles in the first minute or two of live traffic: the second half is closer
                     // to what a long-running app pays

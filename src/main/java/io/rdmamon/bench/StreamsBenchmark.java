@@ -333,14 +333,14 @@ public final class StreamsBenchmark implements Callable<Integer> {
     }
 
     /** Records (and transaction markers) written per topic, largest first, internal topics without the app id. */
-    private static String writesByTopic(Map<String, Long> written, String appId) {
+    static String writesByTopic(Map<String, Long> written, String appId) {
         return written.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .map(e -> e.getKey().replace(appId + "-", "") + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 
-    private static Map<String, Long> endOffsetsByTopic(Admin admin, SizingTopics topics, String appId)
+    static Map<String, Long> endOffsetsByTopic(Admin admin, SizingTopics topics, String appId)
             throws Exception {
         Set<String> outputs = Set.of(topics.jobBandwidth(), topics.linkHealth(), topics.alerts(),
                 topics.deadLetter());
