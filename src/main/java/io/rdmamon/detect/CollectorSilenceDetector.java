@@ -146,6 +146,8 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         this.incidents = new IncidentBook(Alert.COLLECTOR_SILENT, context.getStateStore(
                 DetectorStores.incidentStoreName(Alert.COLLECTOR_SILENT)));
         this.startedAt = context.currentSystemTimeMs();
+        // as after a restart: a task closed dirty may be initialised again on this processor, its store restored
+        nodes.clear();
         context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::checkSilence);
     }
 

@@ -81,6 +81,9 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     public void init(ProcessorContext<String, JobEventBatch> context) {
         this.context = context;
         this.ticks = context.getStateStore(STORE);
+        // a task closed dirty (an aborted transaction) may be initialised again on this processor, its stores restored
+        // from the changelogs: an open pass held from before would be stale
+        passes.clear();
         context.schedule(flushAfter, PunctuationType.WALL_CLOCK_TIME, this::flushOverdue);
     }
 
@@ -108,7 +111,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         if (tick != null && tick.ts() != ts) {
             // a newer pass began (or a straggler of an older one came): the open one is as complete as it gets
             emit(tick);
-            close(passKey, pass);
+            closePass(passKey, pass);
             tick = null;
         }
         if (pass.size == 0 || ts < pass.ts) {
@@ -124,13 +127,18 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         tick.add(JobEvents.fanOut(in));
         if (pass.seen >= pass.size) {
             emit(tick);
-            close(passKey, pass);
+            closePass(passKey, pass);
         } else {
             ticks.put(passKey, tick);
         }
     }
 
-    private void close(String passKey, Pass pass) {
+    @Override
+    public void close() {
+        passes.clear();
+    }
+
+    private void closePass(String passKey, Pass pass) {
         ticks.delete(passKey);
         pass.open = null;
         pass.openedAt = 0;
@@ -144,7 +152,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
             }
             if (wallNow - pass.openedAt >= flushAfter.toMillis()) {
                 emit(entry.getValue());
-                close(entry.getKey(), pass);
+                closePass(entry.getKey(), pass);
                 pass.loaded = true;
             }
         }
