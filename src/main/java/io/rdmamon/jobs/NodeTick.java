@@ -39,6 +39,13 @@ public final class NodeTick {
         return this;
     }
 
+    /** Adds another pass's samples and events (a node's host samples to its port pass); returns this tick. */
+    NodeTick join(NodeTick other) {
+        events.addAll(other.events);
+        inputs += other.inputs;
+        return this;
+    }
+
     @JsonProperty
     public long ts() {
         return ts;

@@ -30,7 +30,9 @@ import java.util.Set;
  * <p>A node's port samples and host samples are batched as two passes: they come from two topics, each in order in
  * its own partition, but the task does not wait for an empty partition ({@code max.task.idle.ms=-1}), so a host
  * sample of a later pass may come before the port samples of an earlier one. Counted together, such a host sample
- * would close the port pass early and turn its remaining samples into stragglers.
+ * would close the port pass early and turn its remaining samples into stragglers. They are counted apart and sent
+ * together: a complete host pass joins the node's port pass of the same time, or waits for it if it has not begun
+ * (both topics' records of one time come in either order), so the job side gets one batch per node pass, not two.
  */
 public final class NodeTickBatcher implements Processor<String, AssignedInput, String, JobEventBatch> {
     public static final String STORE = "node-ticks";
@@ -50,6 +52,8 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         NodeTick open;
         /** Whether {@code open} was looked up in the store: a pass left open before a restart is there. */
         boolean loaded;
+        /** A host pass only: {@code open} is complete and waits for the node's port pass of the same time. */
+        boolean held;
     }
 
     private final Duration flushAfter;
@@ -110,7 +114,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         NodeTick tick = pass.open;
         if (tick != null && tick.ts() != ts) {
             // a newer pass began (or a straggler of an older one came): the open one is as complete as it gets
-            emit(tick);
+            emit(in.port() != null ? withHosts(passKey, tick) : tick);
             closePass(passKey, pass);
             tick = null;
         }
@@ -125,12 +129,48 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
             pass.openedAt = context.currentSystemTimeMs();
         }
         tick.add(JobEvents.fanOut(in));
-        if (pass.seen >= pass.size) {
+        if (pass.seen < pass.size) {
+            ticks.put(passKey, tick);
+        } else if (in.port() != null) {
+            emit(withHosts(passKey, tick));
+            closePass(passKey, pass);
+        } else if (!joinPorts(in.host().node(), passKey, pass, tick)) {
             emit(tick);
             closePass(passKey, pass);
-        } else {
-            ticks.put(passKey, tick);
         }
+    }
+
+    /**
+     * A node's complete host pass goes into its port pass of the same time if that is open, or waits for it if it has
+     * not begun. False: it goes alone (a node without RDMA ports, or its port pass of that time already sent).
+     */
+    private boolean joinPorts(String node, String hostKey, Pass hosts, NodeTick hostTick) {
+        Pass ports = passes.get(node);
+        if (ports == null || ports.ts == Long.MIN_VALUE) {
+            return false;
+        }
+        if (ports.open != null && ports.open.ts() == hostTick.ts()) {
+            ticks.put(node, ports.open.join(hostTick));
+            closePass(hostKey, hosts);
+            return true;
+        }
+        if (ports.ts < hostTick.ts()) {
+            ticks.put(hostKey, hostTick);
+            hosts.held = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** The node's port pass, with its held host pass of the same time if there is one. */
+    private NodeTick withHosts(String node, NodeTick portTick) {
+        String hostKey = node + HOST_PASS;
+        Pass hosts = passes.get(hostKey);
+        if (hosts != null && hosts.held && hosts.open != null && hosts.open.ts() == portTick.ts()) {
+            portTick.join(hosts.open);
+            closePass(hostKey, hosts);
+        }
+        return portTick;
     }
 
     @Override
@@ -142,6 +182,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         ticks.delete(passKey);
         pass.open = null;
         pass.openedAt = 0;
+        pass.held = false;
     }
 
     private void flushOverdue(long wallNow) {

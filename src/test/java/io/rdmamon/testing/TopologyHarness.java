@@ -129,6 +129,12 @@ public final class TopologyHarness implements AutoCloseable {
                 new StringDeserializer()).readRecordsToList();
     }
 
+    /** What the app wrote so far to one of its internal topics ({@code <application.id>-<name>}), raw. */
+    public List<TestRecord<String, byte[]>> internalTopic(String name) {
+        return driver.createOutputTopic(cfg.applicationId() + "-" + name, new StringDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer()).readRecordsToList();
+    }
+
     public double counter(String name) {
         return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
     }
