@@ -88,14 +88,15 @@ final class ChildJvm implements AutoCloseable {
     void checkAlive() throws IOException {
         if (!process.isAlive()) {
             throw new IllegalStateException("rdmamon child exited with " + process.exitValue() + "; end of its log:\n"
-                    + tail(log, 30));
+                    + String.join("\n", LogFiles.lastLines(log, 30)));
         }
     }
 
     /** Waits for the child to finish on its own; fails unless it exits with 0 in time. */
     void awaitExit(Duration timeout) throws IOException, InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
-            throw new IllegalStateException("rdmamon child did not finish cleanly; end of its log:\n" + tail(log, 30));
+            throw new IllegalStateException("rdmamon child did not finish cleanly; end of its log:\n"
+                    + String.join("\n", LogFiles.lastLines(log, 30)));
         }
     }
 
@@ -173,10 +174,6 @@ final class ChildJvm implements AutoCloseable {
 
     private static Path javaTool(String name) {
         return Path.of(System.getProperty("java.home"), "bin", name);
-    }
-
-    private static String tail(Path file, int lines) throws IOException {
-        return String.join("\n", LogFiles.lastLines(file, lines));
     }
 
     @Override

@@ -97,8 +97,8 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         /** Known to have no open incident, so a sample need not look one up. */
         boolean knownClear;
 
-        NodeLife(Heartbeat stored, long now) {
-            arrivedAt = now;
+        NodeLife(Heartbeat stored, long startedAt) {
+            arrivedAt = startedAt;
             if (stored != null) {
                 ts = stored.ts();
                 intervalMs = stored.intervalMs();
@@ -158,7 +158,7 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         String node = in.port() != null ? in.port().node() : in.host().node();
         long ts = in.port() != null ? in.port().ts() : in.host().ts();
         long now = context.currentSystemTimeMs();
-        NodeLife life = life(node, now);
+        NodeLife life = life(node);
         life.arrivedAt = now;
         lastArrival = now;
         noteLateness(node, life, ts, now);
@@ -176,11 +176,14 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         }
     }
 
-    /** The node's state, from its stored heartbeat (if any) the first time this task sees it. */
-    private NodeLife life(String node, long now) {
+    /**
+     * The node's state; the first time this task sees it, from its stored heartbeat (if any) and as seen at the
+     * task's start.
+     */
+    private NodeLife life(String node) {
         NodeLife life = nodes.get(node);
         if (life == null) {
-            life = new NodeLife(lastSeen.get(node), now);
+            life = new NodeLife(lastSeen.get(node), startedAt);
             nodes.put(node, life);
         }
         return life;
@@ -222,7 +225,7 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         List<String> known = new ArrayList<>(lastSeen.all().keySet());
         int fired = 0;
         for (String node : known) {
-            NodeLife life = nodes.computeIfAbsent(node, n -> new NodeLife(lastSeen.get(n), startedAt));
+            NodeLife life = life(node);
             long waited = wallNow - life.arrivedAt;
             if (waited >= forgetMs) {
                 lastSeen.delete(node);

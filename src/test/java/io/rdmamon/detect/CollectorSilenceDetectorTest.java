@@ -60,7 +60,7 @@ class CollectorSilenceDetectorTest {
         try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
             h.feed(sim.run(T0, T0 + 60_000));
             List<Heartbeat> n1 = new ArrayList<>();
-            for (TestRecord<String, String> r : h.changelog(CollectorSilenceDetector.STORE)) {
+            for (TestRecord<String, byte[]> r : h.internalTopic(CollectorSilenceDetector.STORE + "-changelog")) {
                 if (r.key().equals("n1")) {
                     n1.add(Json.MAPPER.readValue(r.value(), Heartbeat.class));
                 }

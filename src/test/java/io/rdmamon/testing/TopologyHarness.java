@@ -8,6 +8,7 @@ import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.LinkHealth;
 import io.rdmamon.streams.RdmamonTopology;
 import io.rdmamon.streams.StreamsAppConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -123,16 +124,13 @@ public final class TopologyHarness implements AutoCloseable {
         return alerts(type).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
     }
 
-    /** What the app wrote so far to a store's changelog topic, keys and values as JSON text. */
-    public List<TestRecord<String, String>> changelog(String store) {
-        return driver.createOutputTopic(cfg.applicationId() + "-" + store + "-changelog", new StringDeserializer(),
-                new StringDeserializer()).readRecordsToList();
-    }
-
-    /** What the app wrote so far to one of its internal topics ({@code <application.id>-<name>}), raw. */
+    /**
+     * What the app wrote so far to one of its internal topics ({@code <application.id>-<name>}: a repartition topic,
+     * or a store's {@code <store>-changelog}), raw.
+     */
     public List<TestRecord<String, byte[]>> internalTopic(String name) {
         return driver.createOutputTopic(cfg.applicationId() + "-" + name, new StringDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer()).readRecordsToList();
+                new ByteArrayDeserializer()).readRecordsToList();
     }
 
     public double counter(String name) {
