@@ -84,6 +84,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "'streams.commit.interval.ms=1000'. Runs like a --compare-jvm-options variant.")
     List<String> settingVariants = new ArrayList<>();
 
+    @Option(names = "--floor", description = "Also run the floor: Kafka Streams with the app's settings "
+            + "(exactly-once, commit interval, fetch batching, JVM options) whose topology only reads and decodes the "
+            + "samples, after a raw consumer run of its own: the least any Kafka Streams app pays on this backlog.")
+    boolean floor;
+
     @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
             + "its path.")
     boolean keep;
@@ -102,9 +107,14 @@ public final class StreamsBenchmark implements Callable<Integer> {
             String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 topics.createInputs(admin, partitions);
-                List<Variant> runs = new ArrayList<>(List.of(new Variant(List.of(), List.of())));
-                jvmVariants.forEach(options -> runs.add(new Variant(ChildJvm.splitOptions(options), List.of())));
-                settingVariants.forEach(settings -> runs.add(new Variant(List.of(), ChildJvm.splitOptions(settings))));
+                List<Variant> runs = new ArrayList<>(List.of(new Variant(List.of(), List.of(), false)));
+                jvmVariants.forEach(options -> runs.add(new Variant(ChildJvm.splitOptions(options), List.of(),
+                        false)));
+                settingVariants.forEach(settings -> runs.add(new Variant(List.of(), ChildJvm.splitOptions(settings),
+                        false)));
+                if (floor) {
+                    runs.add(new Variant(List.of(), List.of(), true));
+                }
                 for (int i = 0; i < runs.size(); i++) {
                     double seconds = firstStart(bootstrap, topics, appId(run, i), work.resolve("app-" + i),
                             runs.get(i));
@@ -202,8 +212,19 @@ public final class StreamsBenchmark implements Callable<Integer> {
         return "bench-" + run + "-" + variant;
     }
 
-    /** One run of the app: JVM options after server/jvm.options, settings after {@code --set}'s. */
-    private record Variant(List<String> jvmOptions, List<String> settings) {
+    /**
+     * One run of the app: JVM options after server/jvm.options, settings after {@code --set}'s; {@code decodeOnly}
+     * runs the floor (the app's sources and decoding alone) instead of the whole topology.
+     */
+    private record Variant(List<String> jvmOptions, List<String> settings, boolean decodeOnly) {
+        String describe(List<String> appSettings) {
+            List<String> changed = new ArrayList<>(appSettings);
+            changed.addAll(settings);
+            changed.addAll(jvmOptions);
+            String how = "exactly-once, " + (changed.isEmpty() ? "defaults" : String.join(" ", changed));
+            return decodeOnly ? "Kafka Streams floor (" + how + "; sources and decoding only)"
+                    : "stream app (" + how + ")";
+        }
     }
 
 
@@ -235,6 +256,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of("streams", "--bootstrap-servers", bootstrap, "--application-id",
                 appId, "--state-dir", work.resolve("state").toString(), "--metrics-port", "-1",
                 "--set", StreamsAppConfig.TOPICS_PARTITIONS_CONFIG + "=" + partitions));
+        if (variant.decodeOnly()) {
+            args.add("--decode-only");
+        }
         args.addAll(topics.streamsSettings());
         appSettings.forEach(setting -> args.addAll(List.of("--set", setting)));
         variant.settings().forEach(setting -> args.addAll(List.of("--set", setting)));
@@ -279,18 +303,18 @@ public final class StreamsBenchmark implements Callable<Integer> {
         Map<String, Long> written = endOffsetsByTopic(admin, topics, appId);
         written.replaceAll((topic, end) -> end - before.getOrDefault(topic, 0L));
         long writes = written.values().stream().mapToLong(Long::longValue).sum();
-        List<String> changed = new ArrayList<>(appSettings);
-        changed.addAll(variant.settings());
-        changed.addAll(variant.jvmOptions());
-        out.printf("stream app (exactly-once, %s): %s%s%n",
-                changed.isEmpty() ? "defaults" : String.join(" ", changed), app.describe(samples),
-                app.startUp(samples));
+        out.printf("%s: %s%s%n", variant.describe(appSettings), app.describe(samples), app.startUp(samples));
         out.printf("  its threads: %s%n", app.topThreads(6));
-        out.printf("stream app Kafka writes: %,d records = %.3f per sample (%s)%n", writes,
+        String who = variant.decodeOnly() ? "the floor" : "the stream app";
+        out.printf("%s Kafka writes: %,d records = %.3f per sample (%s)%n", who.substring(4), writes,
                 (double) writes / samples, writesByTopic(written, appId));
-        out.printf("ratio from JVM start: the stream app reads at %.0f %% of the raw consumer's rate and "
-                + "spends %.1fx its CPU per sample%n", 100.0 * raw.seconds / app.seconds,
+        out.printf("ratio from JVM start: %s reads at %.0f %% of the raw consumer's rate and "
+                + "spends %.1fx its CPU per sample%n", who, 100.0 * raw.seconds / app.seconds,
                 app.cpuSeconds / raw.cpuSeconds);
+        if (variant.decodeOnly()) {
+            out.flush();
+            return;
+        }
         double perSecond = 10_000.0 * (devices + 1);
         // no second-half ratio: the raw consumer reads the second half in about a second, too short to measure
         out.printf("projection at 1 Hz (second-half CPU): 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 "

@@ -99,6 +99,22 @@ public final class RdmamonTopology {
         return builder.build(props);
     }
 
+    /**
+     * The app's sources and sample decoding with nothing after them: what {@code rdmamon bench streams --floor} runs
+     * to measure the least any Kafka Streams app with these settings pays to read the samples (README, Figures).
+     */
+    public static Topology buildDecodeOnly(StreamsAppConfig cfg, MeterRegistry registry) {
+        Properties props = streamsConfig(cfg);
+        StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(props)));
+        TopicNames topics = cfg.topics();
+        ContractLimits limits = cfg.contractLimits();
+        Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES.withLimits(limits), topics.deadLetter(),
+                registry);
+        Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES.withLimits(limits), topics.deadLetter(),
+                registry);
+        return builder.build(props);
+    }
+
     public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry,
                              int samplePartitions) {
         TopicNames topics = cfg.topics();

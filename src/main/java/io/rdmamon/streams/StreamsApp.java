@@ -21,12 +21,19 @@ public final class StreamsApp implements AutoCloseable {
 
     private final StreamsAppConfig cfg;
     private final MeterRegistry registry;
+    private final boolean decodeOnly;
     private KafkaStreams streams;
     private KafkaStreamsMetrics metrics;
 
     public StreamsApp(StreamsAppConfig cfg, MeterRegistry registry) {
+        this(cfg, registry, false);
+    }
+
+    /** With {@code decodeOnly}, runs {@link RdmamonTopology#buildDecodeOnly} instead: the benchmark's floor. */
+    public StreamsApp(StreamsAppConfig cfg, MeterRegistry registry, boolean decodeOnly) {
         this.cfg = cfg;
         this.registry = registry;
+        this.decodeOnly = decodeOnly;
     }
 
     public StreamsApp start() {
@@ -38,7 +45,8 @@ public final class StreamsApp implements AutoCloseable {
         if (cfg.getBoolean(StreamsAppConfig.TOPICS_CREATE_CONFIG)) {
             StreamsTopics.ensure(cfg);
         }
-        Topology topology = RdmamonTopology.build(cfg, registry, StreamsTopics.samplePartitions(cfg));
+        Topology topology = decodeOnly ? RdmamonTopology.buildDecodeOnly(cfg, registry)
+                : RdmamonTopology.build(cfg, registry, StreamsTopics.samplePartitions(cfg));
         log.debug("topology:\n{}", topology.describe());
         streams = new KafkaStreams(topology, RdmamonTopology.streamsConfig(cfg));
         streams.setUncaughtExceptionHandler(e -> {

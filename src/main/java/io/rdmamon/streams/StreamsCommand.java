@@ -49,6 +49,10 @@ public final class StreamsCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port; -1 disables.")
     Integer metricsPort;
 
+    @Option(names = "--decode-only", hidden = true, description = "Run only the sources and sample decoding (the "
+            + "floor that rdmamon bench streams --floor measures).")
+    boolean decodeOnly;
+
     @Override
     public Integer call() throws Exception {
         Map<String, Object> flags = new HashMap<>();
@@ -61,7 +65,7 @@ public final class StreamsCommand implements Callable<Integer> {
 
         MetricsEndpoint endpoint = new MetricsEndpoint().serve(cfg.getString(StreamsAppConfig.METRICS_BIND_CONFIG),
                 cfg.getInt(StreamsAppConfig.METRICS_PORT_CONFIG));
-        StreamsApp app = new StreamsApp(cfg, endpoint.registry());
+        StreamsApp app = new StreamsApp(cfg, endpoint.registry(), decodeOnly);
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean failed = new AtomicBoolean();
         Thread hook = new Thread(() -> {
