@@ -121,7 +121,8 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
 
         private void holder(Holder holder) throws IOException {
             Integer index = holderIndexes.get(holder.uid());
-            if (index != null && holders.get(index).equals(holder)) {
+            // the node side gives a job's devices one holder instance (NodeAssigner): equal is then identical
+            if (index != null && (holders.get(index) == holder || holders.get(index).equals(holder))) {
                 varInt(index + 1);
                 return;
             }
