@@ -2,9 +2,11 @@ package io.rdmamon.jobs;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
+import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.NodePartitioner;
+import io.rdmamon.model.PortSample;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -29,8 +31,8 @@ public final class JobAssignments {
      * @param samplePartitions partitions of the sample topics, which the hold changes must match; 0 when unknown
      *                         (one partition, as in tests and replays)
      */
-    public static KStream<String, AssignedInput> assign(KStream<String, NodeInput> ports,
-                                                        KStream<String, NodeInput> hosts,
+    public static KStream<String, AssignedInput> assign(KStream<String, PortSample> ports,
+                                                        KStream<String, HostIfaceSample> hosts,
                                                         KStream<String, JobRecord> jobs, int samplePartitions,
                                                         Duration historyRetention, MeterRegistry registry,
                                                         StoreType storeType) {
@@ -45,9 +47,9 @@ public final class JobAssignments {
                 .process(AssignmentDiffProcessor.supplier(storeType), Named.as("job-assignment-diff"))
                 .repartition(byNode)
                 .mapValues(NodeInput::of, Named.as("hold-changes"));
-        // a record passes every merge after the one it joins by: the port samples, nearly all the traffic, join last
-        return holds.merge(hosts, Named.as("holds-and-hosts"))
-                .merge(ports, Named.as("node-inputs"))
+        return ports.mapValues(NodeInput::of, Named.as("port-inputs"))
+                .merge(hosts.mapValues(NodeInput::of, Named.as("host-inputs")), Named.as("sample-inputs"))
+                .merge(holds, Named.as("node-inputs"))
                 .process(NodeAssigner.supplier(historyRetention.toMillis(), samplePartitions, registry, storeType),
                         Named.as("assign-job"));
     }

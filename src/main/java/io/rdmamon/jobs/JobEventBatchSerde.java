@@ -121,8 +121,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
 
         private void holder(Holder holder) throws IOException {
             Integer index = holderIndexes.get(holder.uid());
-            // the node side gives a job's devices one holder instance (NodeAssigner): equal is then identical
-            if (index != null && (holders.get(index) == holder || holders.get(index).equals(holder))) {
+            if (index != null && holders.get(index).equals(holder)) {
                 varInt(index + 1);
                 return;
             }

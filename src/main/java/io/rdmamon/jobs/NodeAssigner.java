@@ -15,9 +15,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -39,12 +37,6 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     /** The last node found in its right partition: a node's samples come together, and the hash is per sample. */
     private String checkedNode;
     private int checkedPartition = -1;
-    /**
-     * Each job's current holder, one instance for all its devices here (hold changes arrive per device, each
-     * deserialised on its own): the job-event batch writer then finds a port's holder by identity instead of
-     * comparing every rank. Only the latest per job, dropped when a device is released.
-     */
-    private final Map<String, Holder> sharedHolders = new HashMap<>();
     private ProcessorContext<String, AssignedInput> context;
     private ObjectStore<AssignmentHistory> histories;
 
@@ -83,7 +75,6 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     public void init(ProcessorContext<String, AssignedInput> context) {
         this.context = context;
         this.histories = context.getStateStore(STORE);
-        sharedHolders.clear();
     }
 
     @Override
@@ -110,26 +101,13 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     private void hold(String key, HolderUpdate update, long ts) {
         AssignmentHistory history = histories.get(key);
         Assignment before = history == null ? Assignment.NONE : history.latest();
-        Assignment after = before.with(update.uid(), shared(update.uid(), update.holder()));
+        Assignment after = before.with(update.uid(), update.holder());
         if (after.equals(before)) {
             return;
         }
         AssignmentHistory next = (history == null ? new AssignmentHistory(null) : history).with(ts, after,
                 retentionMs);
         histories.put(key, next.isEmpty() ? null : next);
-    }
-
-    private Holder shared(String uid, Holder holder) {
-        if (holder == null) {
-            sharedHolders.remove(uid);
-            return null;
-        }
-        Holder known = sharedHolders.get(uid);
-        if (holder.equals(known)) {
-            return known;
-        }
-        sharedHolders.put(uid, holder);
-        return holder;
     }
 
     private void checkPartition(String node) {

@@ -13,37 +13,32 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
- * Parses raw input records with a {@link RecordParser}. A good record goes on (wrapped as its reader downstream takes
- * it) keyed by {@link Input#key} with its
+ * Parses raw input records with a {@link RecordParser}. A good record goes on keyed by {@link Input#key} with its
  * event time ({@link Input#eventTime}) as the record timestamp, so event time is the sample's own {@code ts} whatever
  * the producer set. A bad one becomes a {@link DeadLetter} (logged with an excerpt, counted), and processing goes on.
  * Each goes to one named child: the values' or the dead letters'.
  */
-final class DecodeProcessor<T, R> implements Processor<byte[], byte[], String, Decoded<R>> {
+final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Decoded<T>> {
     private static final Logger log = LoggerFactory.getLogger(DecodeProcessor.class);
     private static final int EXCERPT = 200;
 
     private final Input<T> input;
-    private final Function<T, R> wrap;
     private final DeadLetterCounters deadLetters;
     private final String valuesChild;
     private final String deadLettersChild;
-    private ProcessorContext<String, Decoded<R>> context;
+    private ProcessorContext<String, Decoded<T>> context;
 
-    DecodeProcessor(Input<T> input, Function<T, R> wrap, DeadLetterCounters deadLetters, String valuesChild,
-                    String deadLettersChild) {
+    DecodeProcessor(Input<T> input, DeadLetterCounters deadLetters, String valuesChild, String deadLettersChild) {
         this.input = input;
-        this.wrap = wrap;
         this.deadLetters = deadLetters;
         this.valuesChild = valuesChild;
         this.deadLettersChild = deadLettersChild;
     }
 
     @Override
-    public void init(ProcessorContext<String, Decoded<R>> context) {
+    public void init(ProcessorContext<String, Decoded<T>> context) {
         this.context = context;
     }
 
@@ -64,8 +59,7 @@ final class DecodeProcessor<T, R> implements Processor<byte[], byte[], String, D
             code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code(); // parsed: only the key check can fail
         }
         if (problem == null) {
-            context.forward(new Record<>(input.key(value), new Decoded<>(wrap.apply(value), null),
-                            input.eventTime(value)),
+            context.forward(new Record<>(input.key(value), new Decoded<>(value, null), input.eventTime(value)),
                     valuesChild);
             return;
         }
@@ -77,7 +71,7 @@ final class DecodeProcessor<T, R> implements Processor<byte[], byte[], String, D
         deadLetters.increment(code);
         log.warn("dead letter from {} (partition {}, offset {}): {}; value: {}", topic, letter.partition(),
                 letter.offset(), problem, excerpt(record.value()));
-        Record<String, Decoded<R>> out = new Record<>(key, new Decoded<>(null, letter), record.timestamp());
+        Record<String, Decoded<T>> out = new Record<>(key, new Decoded<>(null, letter), record.timestamp());
         out.headers().add(DeadLetter.REASON_HEADER, problem.getBytes(StandardCharsets.UTF_8));
         out.headers().add(DeadLetter.TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
         context.forward(out, deadLettersChild);

@@ -10,8 +10,6 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 
-import java.util.function.Function;
-
 /**
  * Reads an input topic as raw bytes and decodes it: good records continue, poison records (not JSON, unknown
  * {@code v}, missing fields, values outside the contract) go to the dead-letter topic with the reason, counted as
@@ -24,22 +22,13 @@ final class Inputs {
 
     static <T> KStream<String, T> decode(StreamsBuilder builder, String topic, Input<T> input, String deadLetterTopic,
                                          MeterRegistry registry) {
-        return decode(builder, topic, input, Function.identity(), deadLetterTopic, registry);
-    }
-
-    /**
-     * As {@link #decode(StreamsBuilder, String, Input, String, MeterRegistry)}, each good value wrapped by {@code wrap}
-     * in the decoder: the samples' wrapping into the node side's input costs no processor of its own per sample.
-     */
-    static <T, R> KStream<String, R> decode(StreamsBuilder builder, String topic, Input<T> input, Function<T, R> wrap,
-                                            String deadLetterTopic, MeterRegistry registry) {
         DeadLetterCounters deadLetters = new DeadLetterCounters(registry, topic);
         // the decoder forwards each record to one of these two by name: no filter to pass on the way
         String values = input.name() + "-value";
         String rejected = input.name() + "-dead-letter";
-        KStream<String, Decoded<R>> decoded = builder
+        KStream<String, Decoded<T>> decoded = builder
                 .stream(topic, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(input.name() + "-in"))
-                .process(() -> new DecodeProcessor<>(input, wrap, deadLetters, values, rejected),
+                .process(() -> new DecodeProcessor<>(input, deadLetters, values, rejected),
                         Named.as(input.name() + "-decode"));
         decoded.mapValues(Decoded::deadLetter, Named.as(rejected))
                 .to(deadLetterTopic, Produced.with(Serdes.String(), JsonSerde.of(DeadLetter.class))

@@ -23,14 +23,15 @@ import io.rdmamon.jobs.JobEventBatch;
 import io.rdmamon.jobs.JobEvents;
 import io.rdmamon.jobs.JobWindow;
 import io.rdmamon.jobs.JobWindowProcessor;
-import io.rdmamon.jobs.NodeInput;
 import io.rdmamon.jobs.NodeTickBatcher;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.ContractLimits;
+import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.LinkHealth;
+import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.StreamsAppConfig.TopicNames;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.Serdes;
@@ -119,10 +120,10 @@ public final class RdmamonTopology {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
         ContractLimits limits = cfg.contractLimits();
-        KStream<String, NodeInput> samples = Inputs.decode(builder, topics.portSamples(),
-                Input.PORT_SAMPLES.withLimits(limits), NodeInput::of, topics.deadLetter(), registry);
-        KStream<String, NodeInput> hosts = Inputs.decode(builder, topics.hostSamples(),
-                Input.HOST_SAMPLES.withLimits(limits), NodeInput::of, topics.deadLetter(), registry);
+        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(),
+                Input.PORT_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
+        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(),
+                Input.HOST_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
         KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(limits),
                 topics.deadLetter(), registry);
 
