@@ -34,6 +34,7 @@ import io.rdmamon.model.LinkHealth;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.StreamsAppConfig.TopicNames;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -187,6 +188,10 @@ public final class RdmamonTopology {
         // records each time; waiting up to 100 ms for 256 KB gives it about ten polls a second instead
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), FETCH_MIN_BYTES);
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), FETCH_MAX_WAIT_MS);
+        // exactly-once: what the app writes is visible at the commit, which flushes the producer anyway, so its batches
+        // may wait for it; Kafka Streams' 100 ms sent a batch per partition ten times a commit, each send a wake-up of
+        // the producer's thread and a request to the broker
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), cfg.commitInterval().toMillis());
         // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 LogAndContinueProcessingExceptionHandler.class);

@@ -2,6 +2,8 @@ package io.rdmamon.streams;
 
 import io.rdmamon.detect.DetectorConfig;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -28,6 +30,23 @@ class StreamsAppConfigTest {
                 StreamsAppConfig.APPLICATION_ID_CONFIG, "my-app"));
         assertThat(RdmamonTopology.streamsConfig(cfg)).containsEntry("security.protocol", "SSL")
                 .containsEntry("application.id", "my-app").containsEntry("processing.guarantee", "exactly_once_v2");
+    }
+
+    @Test
+    void shouldLetTheProducerLingerForTheCommitIntervalUnlessAKafkaKeySaysOtherwise() {
+        StreamsAppConfig defaults = new StreamsAppConfig(Map.of());
+        StreamsAppConfig faster = new StreamsAppConfig(Map.of(StreamsAppConfig.COMMIT_INTERVAL_CONFIG, "500"));
+        StreamsAppConfig overridden = new StreamsAppConfig(Map.of("kafka.producer.linger.ms", "5"));
+
+        // as Kafka Streams resolves it for its producer, over its own default of 100 ms (a kafka.* value stays a string)
+        assertThat(producerLinger(defaults)).hasToString("1000");
+        assertThat(producerLinger(faster)).hasToString("500");
+        assertThat(producerLinger(overridden)).hasToString("5");
+    }
+
+    private static Object producerLinger(StreamsAppConfig cfg) {
+        return new StreamsConfig(RdmamonTopology.streamsConfig(cfg)).getProducerConfigs("client")
+                .get(ProducerConfig.LINGER_MS_CONFIG);
     }
 
     @Test
