@@ -113,14 +113,6 @@ final class ChildJvm implements AutoCloseable {
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / ThreadTicks.PER_SECOND;
     }
 
-    /**
-     * CPU seconds of the child's live threads, grouped by name with digits masked ({@code C2 CompilerThre#}), largest
-     * first: where a process's CPU goes (JIT, GC, client threads, the work itself). Linux keeps 15 characters of a name.
-     */
-    Map<String, Double> cpuSecondsByThread() throws IOException {
-        return ThreadTicks.secondsLargestFirst(ThreadTicks.of(pid()).byName());
-    }
-
     /** Resident set size now ({@code VmRSS}) and at its peak ({@code VmHWM}), bytes. */
     record Resident(long now, long peak) {
     }

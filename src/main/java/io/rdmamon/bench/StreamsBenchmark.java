@@ -18,6 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,8 +164,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
      * the JIT has compiled what runs hot and start-up is behind: what a reader that keeps up with a live cluster pays.
      */
     private record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
-                           long warmSamples, Map<String, Double> threads, Double startUpSeconds,
-                           double startUpCpuSeconds) {
+                           long warmSamples, Map<String, Double> threads, Map<String, Double> warmThreads,
+                           Double startUpSeconds, double startUpCpuSeconds) {
         /** Start-up (JVM start until the app ran), then the processing after it; nothing when that was not seen. */
         String startUp(long samples) {
             if (startUpSeconds == null) {
@@ -177,8 +178,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
                     cpu * 1000 / samples);
         }
 
-        /** The threads that used the most CPU, as {@code name 1.2 s}. */
+        /** The threads that used the most CPU, as {@code name 1.2 s}: over the run, then over its second half. */
         String topThreads(int n) {
+            return top(threads, n) + "; over the second half: " + top(warmThreads, n);
+        }
+
+        private static String top(Map<String, Double> threads, int n) {
             return threads.entrySet().stream().limit(n)
                     .map(e -> String.format("%s %.1f s", e.getKey(), e.getValue()))
                     .collect(Collectors.joining(", "));
@@ -199,13 +204,25 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    /** Time, CPU and samples read at a point of a reader's run: half of the backlog, or the app running. */
-    private record Mark(long nanos, double cpuSeconds, long samples) {
-        /** The reading of a run that started at {@code t0}, this being its half mark; {@code running} may be null. */
-        Reading finish(long t0, long end, double cpu, long total, Map<String, Double> threads, Mark running) {
-            return new Reading((end - t0) / 1e9, cpu, (end - nanos) / 1e9, cpu - cpuSeconds, total - samples,
-                    threads, running == null ? null : (running.nanos - t0) / 1e9,
-                    running == null ? 0 : running.cpuSeconds);
+    /**
+     * Time, CPU (per thread too) and samples read at a point of a reader's run: half of the backlog, the app running,
+     * or the end.
+     */
+    private record Mark(long nanos, double cpuSeconds, long samples, ThreadTicks threads) {
+        static Mark of(ChildJvm reader, long samples) throws IOException {
+            return new Mark(System.nanoTime(), reader.cpuSeconds(), samples, ThreadTicks.of(reader.pid()));
+        }
+
+        /**
+         * The reading of a run that started at {@code t0} and has read all {@code total} samples now, this being its
+         * half mark; {@code running} may be null.
+         */
+        Reading finish(long t0, ChildJvm reader, long total, Mark running) throws IOException {
+            Mark end = of(reader, total);
+            return new Reading((end.nanos - t0) / 1e9, end.cpuSeconds, (end.nanos - nanos) / 1e9,
+                    end.cpuSeconds - cpuSeconds, total - samples, ThreadTicks.secondsLargestFirst(end.threads.byName()),
+                    ThreadTicks.secondsLargestFirst(end.threads.since(threads)),
+                    running == null ? null : (running.nanos - t0) / 1e9, running == null ? 0 : running.cpuSeconds);
         }
     }
 
@@ -277,14 +294,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
             while (true) {
                 String text = Files.readString(log);
                 if (half == null && text.contains(RawConsumer.HALF)) {
-                    half = new Mark(System.nanoTime(), child.cpuSeconds(), samples / 2);
+                    half = Mark.of(child, samples / 2);
                 }
                 if (text.contains(RawConsumer.DONE)) {
-                    long end = System.nanoTime();
-                    if (half == null) {
-                        half = new Mark(end, child.cpuSeconds(), samples / 2);
-                    }
-                    return half.finish(t0, end, child.cpuSeconds(), samples, child.cpuSecondsByThread(), null);
+                    return (half == null ? Mark.of(child, samples / 2) : half).finish(t0, child, samples, null);
                 }
                 child.checkAlive();
                 if (System.nanoTime() > deadline) {
@@ -338,16 +351,15 @@ public final class StreamsBenchmark implements Callable<Integer> {
             while (true) {
                 app.checkAlive();
                 if (running == null && Files.readString(log).contains(StreamsCommand.RUNNING)) {
-                    running = new Mark(System.nanoTime(), app.cpuSeconds(), 0);
+                    running = Mark.of(app, 0);
                 }
                 long consumed = KafkaOffsets.committed(admin, appId).entrySet().stream()
                         .filter(e -> inputs.contains(e.getKey().topic())).mapToLong(Map.Entry::getValue).sum();
                 if (half == null && consumed >= samples / 2) {
-                    half = new Mark(System.nanoTime(), app.cpuSeconds(), consumed);
+                    half = Mark.of(app, consumed);
                 }
                 if (consumed >= samples) {
-                    return half.finish(t0, System.nanoTime(), app.cpuSeconds(), samples, app.cpuSecondsByThread(),
-                            running);
+                    return half.finish(t0, app, samples, running);
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the stream app did not catch up in " + timeoutSeconds + " s");
