@@ -165,6 +165,8 @@ public final class RdmamonTopology {
     /** The main consumer's fetch batching (docs/streams.md); {@code kafka.main.consumer.fetch.*} overrides it. */
     static final int FETCH_MIN_BYTES = 256 * 1024;
     static final int FETCH_MAX_WAIT_MS = 100;
+    /** The producer's batch per partition (docs/streams.md); {@code kafka.producer.batch.size} overrides it. */
+    static final int PRODUCER_BATCH_SIZE = 64 * 1024;
 
     /** Kafka Streams settings: exactly-once v2, explicit names for every internal topic, then {@code kafka.*}. */
     public static Properties streamsConfig(StreamsAppConfig cfg) {
@@ -192,6 +194,10 @@ public final class RdmamonTopology {
         // may wait for it; Kafka Streams' 100 ms sent a batch per partition ten times a commit, each send a wake-up of
         // the producer's thread and a request to the broker
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), cfg.commitInterval().toMillis());
+        // and a batch may hold what a busy partition (link health, job-event batches) gets in a commit: at Kafka's 16 KB
+        // those filled and went several times a commit; the pool (buffer.memory) still has room for 500 such batches,
+        // and when it runs short the producer sends early rather than block
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), PRODUCER_BATCH_SIZE);
         // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 LogAndContinueProcessingExceptionHandler.class);

@@ -44,9 +44,21 @@ class StreamsAppConfigTest {
         assertThat(producerLinger(overridden)).hasToString("5");
     }
 
+    @Test
+    void shouldGiveTheProducerBatchesOf64KiBUnlessAKafkaKeySaysOtherwise() {
+        assertThat(producerSetting(new StreamsAppConfig(Map.of()), ProducerConfig.BATCH_SIZE_CONFIG))
+                .hasToString("65536");
+        assertThat(producerSetting(new StreamsAppConfig(Map.of("kafka.producer.batch.size", "16384")),
+                ProducerConfig.BATCH_SIZE_CONFIG)).hasToString("16384");
+    }
+
     private static Object producerLinger(StreamsAppConfig cfg) {
-        return new StreamsConfig(RdmamonTopology.streamsConfig(cfg)).getProducerConfigs("client")
-                .get(ProducerConfig.LINGER_MS_CONFIG);
+        return producerSetting(cfg, ProducerConfig.LINGER_MS_CONFIG);
+    }
+
+    /** The setting as Kafka Streams resolves it for its producer. */
+    private static Object producerSetting(StreamsAppConfig cfg, String key) {
+        return new StreamsConfig(RdmamonTopology.streamsConfig(cfg)).getProducerConfigs("client").get(key);
     }
 
     @Test
