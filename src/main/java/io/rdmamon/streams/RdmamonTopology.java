@@ -47,6 +47,7 @@ import org.apache.kafka.streams.kstream.Produced;
 
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Consumer;
 
 /**
  * The rdmamon stream application: one topology used by {@code rdmamon streams}, the tests and {@code rdmamon replay}.
@@ -94,10 +95,7 @@ public final class RdmamonTopology {
      *                         0 when unknown, as in tests and replays on one partition
      */
     public static Topology build(StreamsAppConfig cfg, MeterRegistry registry, int samplePartitions) {
-        Properties props = streamsConfig(cfg);
-        StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(props)));
-        build(builder, cfg, registry, samplePartitions);
-        return builder.build(props);
+        return build(cfg, builder -> build(builder, cfg, registry, samplePartitions));
     }
 
     /**
@@ -105,15 +103,30 @@ public final class RdmamonTopology {
      * to measure the least any Kafka Streams app with these settings pays to read the samples (README, Figures).
      */
     public static Topology buildDecodeOnly(StreamsAppConfig cfg, MeterRegistry registry) {
+        return build(cfg, builder -> {
+            portSamples(builder, cfg, registry);
+            hostSamples(builder, cfg, registry);
+        });
+    }
+
+    /** A topology of {@code parts} with the app's Kafka Streams settings. */
+    private static Topology build(StreamsAppConfig cfg, Consumer<StreamsBuilder> parts) {
         Properties props = streamsConfig(cfg);
         StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(props)));
-        TopicNames topics = cfg.topics();
-        ContractLimits limits = cfg.contractLimits();
-        Inputs.decode(builder, topics.portSamples(), Input.PORT_SAMPLES.withLimits(limits), topics.deadLetter(),
-                registry);
-        Inputs.decode(builder, topics.hostSamples(), Input.HOST_SAMPLES.withLimits(limits), topics.deadLetter(),
-                registry);
+        parts.accept(builder);
         return builder.build(props);
+    }
+
+    private static KStream<String, PortSample> portSamples(StreamsBuilder builder, StreamsAppConfig cfg,
+                                                           MeterRegistry registry) {
+        return Inputs.decode(builder, cfg.topics().portSamples(),
+                Input.PORT_SAMPLES.withLimits(cfg.contractLimits()), cfg.topics().deadLetter(), registry);
+    }
+
+    private static KStream<String, HostIfaceSample> hostSamples(StreamsBuilder builder, StreamsAppConfig cfg,
+                                                                MeterRegistry registry) {
+        return Inputs.decode(builder, cfg.topics().hostSamples(),
+                Input.HOST_SAMPLES.withLimits(cfg.contractLimits()), cfg.topics().deadLetter(), registry);
     }
 
     public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry,
@@ -121,10 +134,8 @@ public final class RdmamonTopology {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
         ContractLimits limits = cfg.contractLimits();
-        KStream<String, PortSample> samples = Inputs.decode(builder, topics.portSamples(),
-                Input.PORT_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
-        KStream<String, HostIfaceSample> hosts = Inputs.decode(builder, topics.hostSamples(),
-                Input.HOST_SAMPLES.withLimits(limits), topics.deadLetter(), registry);
+        KStream<String, PortSample> samples = portSamples(builder, cfg, registry);
+        KStream<String, HostIfaceSample> hosts = hostSamples(builder, cfg, registry);
         KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(limits),
                 topics.deadLetter(), registry);
 

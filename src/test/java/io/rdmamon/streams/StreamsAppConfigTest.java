@@ -39,9 +39,9 @@ class StreamsAppConfigTest {
         StreamsAppConfig overridden = new StreamsAppConfig(Map.of("kafka.producer.linger.ms", "5"));
 
         // as Kafka Streams resolves it for its producer, over its own default of 100 ms (a kafka.* value stays a string)
-        assertThat(producerLinger(defaults)).hasToString("1000");
-        assertThat(producerLinger(faster)).hasToString("500");
-        assertThat(producerLinger(overridden)).hasToString("5");
+        assertThat(producerSetting(defaults, ProducerConfig.LINGER_MS_CONFIG)).hasToString("1000");
+        assertThat(producerSetting(faster, ProducerConfig.LINGER_MS_CONFIG)).hasToString("500");
+        assertThat(producerSetting(overridden, ProducerConfig.LINGER_MS_CONFIG)).hasToString("5");
     }
 
     @Test
@@ -50,10 +50,6 @@ class StreamsAppConfigTest {
                 .hasToString("65536");
         assertThat(producerSetting(new StreamsAppConfig(Map.of("kafka.producer.batch.size", "16384")),
                 ProducerConfig.BATCH_SIZE_CONFIG)).hasToString("16384");
-    }
-
-    private static Object producerLinger(StreamsAppConfig cfg) {
-        return producerSetting(cfg, ProducerConfig.LINGER_MS_CONFIG);
     }
 
     /** The setting as Kafka Streams resolves it for its producer. */
