@@ -9,6 +9,7 @@ import io.rdmamon.sim.SysfsTreeWriter.DeviceKind;
 import io.rdmamon.support.ClassDataArchive;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.KafkaOffsets;
 import io.rdmamon.support.LogFiles;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -223,6 +224,8 @@ final class CollectorProcessBenchmark {
                             .configs(Map.of("message.timestamp.type", "LogAppendTime")),
                     new NewTopic(Topics.HOST_SAMPLES, 4, (short) 1), new NewTopic("bench.ready", 1, (short) 1)))
                     .all().get();
+            KafkaOffsets.awaitWritable(admin, List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, "bench.ready"),
+                    Duration.ofSeconds(30));
         }
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,

@@ -1,15 +1,15 @@
 package io.rdmamon.bench;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.collector.publish.KafkaSampleSink;
 import io.rdmamon.collector.publish.PendingRecord;
 import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.collector.publish.PublishMetrics;
-import io.rdmamon.support.EmbeddedKafkaBroker;
-import io.rdmamon.support.FileTrees;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
+import io.rdmamon.support.EmbeddedKafkaBroker;
+import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -18,6 +18,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -135,6 +136,7 @@ public final class PublishBenchmark {
         String topic = "bench-" + codec + "-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+            KafkaOffsets.awaitWritable(admin, List.of(topic), Duration.ofSeconds(30));
         }
         Map<String, Object> settings = new HashMap<>();
         settings.put(PublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

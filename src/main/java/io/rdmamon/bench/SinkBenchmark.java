@@ -1,5 +1,11 @@
 package io.rdmamon.bench;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmamon.influx.InfluxQl;
+import io.rdmamon.influx.InfluxSettings;
+import io.rdmamon.influx.InfluxdProcess;
+import io.rdmamon.model.Json;
+import io.rdmamon.model.PortSample;
 import io.rdmamon.sink.InfluxSink;
 import io.rdmamon.sink.InfluxWriter;
 import io.rdmamon.sink.PortSamplePoints;
@@ -8,13 +14,7 @@ import io.rdmamon.sink.SinkConfig;
 import io.rdmamon.sink.SinkMetrics;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.rdmamon.support.EmbeddedKafkaBroker;
-import io.rdmamon.influx.InfluxQl;
-import io.rdmamon.influx.InfluxSettings;
-import io.rdmamon.influx.InfluxdProcess;
-import io.rdmamon.model.Json;
-import io.rdmamon.model.PortSample;
+import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,6 +35,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -196,6 +197,8 @@ public final class SinkBenchmark implements Callable<Integer> {
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
                 admin.createTopics(topics.values().stream().map(t -> new NewTopic((String) t, 1, (short) 1)).toList())
                         .all().get();
+                KafkaOffsets.awaitWritable(admin, topics.values().stream().map(t -> (String) t).toList(),
+                        Duration.ofSeconds(30));
             }
             try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),

@@ -2,10 +2,12 @@ package io.rdmamon.bench;
 
 import io.rdmamon.sink.SinkConfig;
 import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +30,7 @@ record SizingTopics(String portSamples, String hostSamples, String jobs, String 
                 new NewTopic(hostSamples, partitions, (short) 1),
                 new NewTopic(jobs, partitions, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
                         TopicConfig.CLEANUP_POLICY_COMPACT)))).all().get();
+        KafkaOffsets.awaitWritable(admin, List.of(portSamples, hostSamples, jobs), Duration.ofSeconds(30));
     }
 
     List<String> streamsSettings() {

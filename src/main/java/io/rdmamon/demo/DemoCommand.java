@@ -1,6 +1,5 @@
 package io.rdmamon.demo;
 
-import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.collector.Collector;
 import io.rdmamon.collector.CollectorCommand;
 import io.rdmamon.collector.CollectorConfig;
@@ -8,25 +7,27 @@ import io.rdmamon.collector.eadm.EadmSimScript;
 import io.rdmamon.collector.publish.KafkaSampleSink;
 import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.config.Durations;
+import io.rdmamon.influx.InfluxSettings;
+import io.rdmamon.influx.InfluxSetup;
 import io.rdmamon.metrics.MetricsEndpoint;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
-import io.rdmamon.influx.InfluxSettings;
-import io.rdmamon.influx.InfluxSetup;
 import io.rdmamon.model.Topics;
+import io.rdmamon.sim.SysfsTreeWriter;
 import io.rdmamon.sink.InfluxSink;
 import io.rdmamon.sink.SinkConfig;
-import org.influxdb.InfluxDB;
-import io.rdmamon.sim.SysfsTreeWriter;
 import io.rdmamon.streams.StreamsApp;
 import io.rdmamon.streams.StreamsAppConfig;
+import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
+import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.influxdb.InfluxDB;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -219,6 +220,7 @@ public final class DemoCommand implements Callable<Integer> {
             }
             topics.add(new NewTopic(Topics.JOBS, 4, (short) 1).configs(Map.of("cleanup.policy", "compact")));
             admin.createTopics(topics).all().get();
+            KafkaOffsets.awaitWritable(admin, topics.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -8,6 +9,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -59,6 +61,7 @@ final class StreamsTopics {
                     }
                 }
             }
+            KafkaOffsets.awaitWritable(admin, missing.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
         } catch (ExecutionException | TimeoutException e) {
             log.warn("could not create topics ({}); create them with:\n{}", e.getMessage(), commands(cfg));
         } catch (InterruptedException e) {

@@ -5,13 +5,14 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-/** Where topics end and where a consumer group stands, from the outside (benchmarks, tests). */
+/** Where topics end, whether their partitions take writes yet, and where a consumer group stands, from the outside. */
 public final class KafkaOffsets {
     private KafkaOffsets() {
     }
@@ -24,6 +25,32 @@ public final class KafkaOffsets {
                 .collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
         return admin.listOffsets(latest).all().get().entrySet().stream()
                 .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
+
+    /**
+     * Waits until the broker answers for every partition of {@code topics} as their leader. A topic exists once the
+     * controller has created it, but the broker serves a partition only after it has applied that, a moment later
+     * (its metadata cache first, so a describe already names a leader). An idempotent producer whose first request
+     * meets that moment (NOT_LEADER) while its second, to the same partition, is appended, retries the first with an
+     * out-of-order sequence until its delivery timeout and loses it (KAFKA-15591, fixed in Kafka 4.5). The end
+     * offsets come from the partition leader itself, so once they are listed, writes land.
+     */
+    public static void awaitWritable(Admin admin, Collection<String> topics, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                endOffsets(admin, topics);
+                return;
+            } catch (ExecutionException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the partitions of " + topics + " have no leader serving them after "
+                            + timeout.toSeconds() + " s: " + e.getCause().getMessage(), e.getCause());
+                }
+                // UnknownTopicOrPartition or NotLeaderOrFollower until the broker has applied the new topics
+                Thread.sleep(20);
+            }
+        }
     }
 
     /** The offsets {@code group} has committed, per partition; partitions without a commit are left out. */

@@ -7,12 +7,12 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One real single-node KRaft broker per test JVM (started on first use, closed at JVM exit), because starting a
@@ -71,30 +71,6 @@ public final class SharedKafka {
         }
     }
 
-    /**
-     * The controller has created the topics when createTopics returns; the broker may not have applied that yet. A
-     * burst sent in between meets NOT_LEADER and, with the idempotent producer, can end in out-of-order sequence
-     * retries for ever (seen with this in-JVM broker). Waits until the broker names a leader for every partition.
-     */
-    private static void awaitLeaders(Admin admin, List<String> topics) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                boolean ready = admin.describeTopics(topics).allTopicNames().get().values().stream()
-                        .flatMap(d -> d.partitions().stream()).allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-                if (ready) {
-                    return;
-                }
-            } catch (ExecutionException e) {
-                // UnknownTopicOrPartition until the broker has the topic
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no leader for every partition of " + topics + " after 30 s");
-            }
-            Thread.sleep(20);
-        }
-    }
-
     /** The offsets {@code group} has committed on {@code topic}, summed over its partitions (0 without a commit). */
     public static long committed(String bootstrap, String group, String topic) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -117,7 +93,7 @@ public final class SharedKafka {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(Arrays.stream(topics).map(t -> new NewTopic(t, partitions, (short) 1)).toList())
                     .all().get();
-            awaitLeaders(admin, List.of(topics));
+            KafkaOffsets.awaitWritable(admin, List.of(topics), Duration.ofSeconds(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
