@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -91,6 +92,12 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "samples, after a raw consumer run of its own: the least any Kafka Streams app pays on this backlog.")
     boolean floor;
 
+    @Option(names = "--rounds", defaultValue = "1", description = "Run the defaults and every variant this many "
+            + "times, each round in a rotated order (A B, then B A), then print each one's median and range "
+            + "(default ${DEFAULT-VALUE}). Runs on this machine differ by a tenth or more, and a run tends to differ "
+            + "from the one before it: only medians over rounds in both orders tell a change of a few percent.")
+    int rounds;
+
     @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
             + "its path.")
     boolean keep;
@@ -109,17 +116,18 @@ public final class StreamsBenchmark implements Callable<Integer> {
             String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 topics.createInputs(admin, partitions);
-                List<Variant> runs = new ArrayList<>(List.of(new Variant(List.of(), List.of(), false)));
-                jvmVariants.forEach(options -> runs.add(new Variant(ChildJvm.splitOptions(options), List.of(),
+                List<Variant> variants = new ArrayList<>(List.of(new Variant(List.of(), List.of(), false)));
+                jvmVariants.forEach(options -> variants.add(new Variant(ChildJvm.splitOptions(options), List.of(),
                         false)));
-                settingVariants.forEach(settings -> runs.add(new Variant(List.of(), ChildJvm.splitOptions(settings),
+                settingVariants.forEach(settings -> variants.add(new Variant(List.of(), ChildJvm.splitOptions(settings),
                         false)));
                 if (floor) {
-                    runs.add(new Variant(List.of(), List.of(), true));
+                    variants.add(new Variant(List.of(), List.of(), true));
                 }
+                List<Run> runs = Run.rotated(variants.size(), rounds, run);
                 for (int i = 0; i < runs.size(); i++) {
-                    double seconds = firstStart(bootstrap, topics, appId(run, i), work.resolve("app-" + i),
-                            runs.get(i));
+                    double seconds = firstStart(bootstrap, topics, runs.get(i).appId(), work.resolve("app-" + i),
+                            variants.get(runs.get(i).variant()));
                     out.printf("first start of app %d on the empty topics (creates its internal topics): running "
                             + "after %.1f s%n", i, seconds);
                     out.flush();
@@ -139,13 +147,27 @@ public final class StreamsBenchmark implements Callable<Integer> {
                         Runtime.getRuntime().availableProcessors());
                 out.flush();
 
+                List<List<Reading[]>> byVariant = new ArrayList<>();
+                variants.forEach(v -> byVariant.add(new ArrayList<>()));
                 for (int i = 0; i < runs.size(); i++) {
+                    if (rounds > 1 && i % variants.size() == 0) {
+                        out.printf("round %d of %d%n", i / variants.size() + 1, rounds);
+                    }
                     Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
                     out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
                     out.printf("  its threads: %s%n", raw.topThreads(6));
                     out.flush();
-                    measureAndPrintApp(out, admin, bootstrap, topics, appId(run, i), samples,
-                            work.resolve("app-" + i), runs.get(i), raw);
+                    Run r = runs.get(i);
+                    Reading app = measureAndPrintApp(out, admin, bootstrap, topics, r.appId(), samples,
+                            work.resolve("app-" + i), variants.get(r.variant()), raw);
+                    byVariant.get(r.variant()).add(new Reading[] {raw, app});
+                }
+                if (rounds > 1) {
+                    out.printf("over %d rounds in rotated order, median [lowest-highest]:%n", rounds);
+                    for (int v = 0; v < variants.size(); v++) {
+                        out.printf("  %s: %s%n", variants.get(v).describe(appSettings),
+                                Reading.summary(byVariant.get(v), samples));
+                    }
                 }
                 out.flush();
             }
@@ -163,7 +185,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
      * A reader's run over the backlog: from its JVM's start to the last sample, and over its second half alone, when
      * the JIT has compiled what runs hot and start-up is behind: what a reader that keeps up with a live cluster pays.
      */
-    private record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
+    record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
                            long warmSamples, Map<String, Double> threads, Map<String, Double> warmThreads,
                            Double startUpSeconds, double startUpCpuSeconds) {
         /** Start-up (JVM start until the app ran), then the processing after it; nothing when that was not seen. */
@@ -193,6 +215,26 @@ public final class StreamsBenchmark implements Callable<Integer> {
             return String.format("%,.0f samples/s, %.4f CPU ms per sample from JVM start (%.1f s, %.1f CPU s); "
                     + "second half %,.0f samples/s, %.4f CPU ms per sample", samples / seconds,
                     cpuSeconds * 1000 / samples, seconds, cpuSeconds, warmRate(), warmCpuMsPerSample());
+        }
+
+        /**
+         * Medians and ranges over runs of one variant (each a raw reading and the app's, taken side by side): the
+         * rate against the raw consumer's from JVM start, CPU per sample from JVM start, and over the second half.
+         */
+        static String summary(List<Reading[]> pairs, long samples) {
+            return String.format("%s %% of the raw consumer's rate from JVM start; %s CPU ms per sample from JVM start; "
+                            + "%s over the second half",
+                    medianAndRange(pairs, p -> 100.0 * p[0].seconds / p[1].seconds, "%.0f"),
+                    medianAndRange(pairs, p -> p[1].cpuSeconds * 1000 / samples, "%.4f"),
+                    medianAndRange(pairs, p -> p[1].warmCpuMsPerSample(), "%.4f"));
+        }
+
+        private static String medianAndRange(List<Reading[]> pairs, ToDoubleFunction<Reading[]> figure,
+                                             String format) {
+            double[] values = pairs.stream().mapToDouble(figure).sorted().toArray();
+            int n = values.length;
+            double median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+            return String.format(format + " [" + format + "-" + format + "]", median, values[0], values[n - 1]);
         }
 
         double warmRate() {
@@ -226,8 +268,21 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    private static String appId(String run, int variant) {
-        return "bench-" + run + "-" + variant;
+    /**
+     * One measured run of a variant, under an application id of its own: each starts from the backlog's first record
+     * with the state a first start left, however many rounds came before.
+     */
+    record Run(int variant, String appId) {
+        /** {@code rounds} rounds of {@code variants} variants, round r starting at variant r (A B C, B C A, ...). */
+        static List<Run> rotated(int variants, int rounds, String benchRun) {
+            List<Run> runs = new ArrayList<>();
+            for (int round = 0; round < rounds; round++) {
+                for (int j = 0; j < variants; j++) {
+                    runs.add(new Run((round + j) % variants, "bench-" + benchRun + "-" + runs.size()));
+                }
+            }
+            return runs;
+        }
     }
 
     /**
@@ -308,7 +363,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    private void measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, String appId,
+    private Reading measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, String appId,
                                     long samples, Path work, Variant variant, Reading raw) throws Exception {
         Files.createDirectories(work);
         // the output topics are shared by every variant's run: count what this run added
@@ -327,7 +382,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 app.cpuSeconds / raw.cpuSeconds);
         if (variant.decodeOnly()) {
             out.flush();
-            return;
+            return app;
         }
         double perSecond = 10_000.0 * (devices + 1);
         // no second-half ratio: the raw consumer reads the second half in about a second, too short to measure
@@ -336,6 +391,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 perSecond / 10 * app.warmCpuMsPerSample() / 1000, perSecond / 10 * writes / samples,
                 perSecond * app.warmCpuMsPerSample() / 1000, perSecond * writes / samples);
         out.flush();
+        return app;
     }
 
     private Reading measureApp(Admin admin, String bootstrap, SizingTopics topics, String appId, long samples,
