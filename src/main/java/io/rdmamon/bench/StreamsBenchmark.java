@@ -15,6 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -42,6 +43,7 @@ import java.util.stream.Collectors;
  * Each app was started once before the backlog was written (a deployed app restarting onto a backlog): its
  * first-ever start, which creates its internal topics, is printed on its own. {@code --floor} adds Kafka Streams with
  * the app's settings on the app's sources and decoding alone: what reading the backlog costs any Kafka Streams app.
+ * {@code --rounds} repeats every run in rotated order and prints medians, since single runs here differ by a tenth.
  */
 @Command(name = "streams", mixinStandardHelpOptions = true,
         description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
@@ -94,8 +96,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
 
     @Option(names = "--rounds", defaultValue = "1", description = "Run the defaults and every variant this many "
             + "times, each round in a rotated order (A B, then B A), then print each one's median and range "
-            + "(default ${DEFAULT-VALUE}). Runs on this machine differ by a tenth or more, and a run tends to differ "
-            + "from the one before it: only medians over rounds in both orders tell a change of a few percent.")
+            + "(default ${DEFAULT-VALUE}). Two runs of the same settings here differ by a tenth or more: only "
+            + "medians over rounds in both orders tell a change of a few percent.")
     int rounds;
 
     @Option(names = "--keep", description = "Keep the work folder (the readers' logs, the app's state) and print "
@@ -108,6 +110,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (rounds < 1) {
+            throw new ParameterException(spec.commandLine(), "--rounds must be at least 1, not " + rounds);
+        }
         Path work = Files.createTempDirectory("rdmamon-bench-streams");
         String run = UUID.randomUUID().toString().substring(0, 8);
         SizingTopics topics = SizingTopics.forRun(run);
@@ -119,8 +124,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 List<Variant> variants = new ArrayList<>(List.of(new Variant(List.of(), List.of(), false)));
                 jvmVariants.forEach(options -> variants.add(new Variant(ChildJvm.splitOptions(options), List.of(),
                         false)));
-                settingVariants.forEach(settings -> variants.add(new Variant(List.of(), ChildJvm.splitOptions(settings),
-                        false)));
+                settingVariants.forEach(settings -> variants.add(new Variant(List.of(),
+                        ChildJvm.splitOptions(settings), false)));
                 if (floor) {
                     variants.add(new Variant(List.of(), List.of(), true));
                 }
@@ -185,9 +190,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
      * A reader's run over the backlog: from its JVM's start to the last sample, and over its second half alone, when
      * the JIT has compiled what runs hot and start-up is behind: what a reader that keeps up with a live cluster pays.
      */
-    record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds,
-                           long warmSamples, Map<String, Double> threads, Map<String, Double> warmThreads,
-                           Double startUpSeconds, double startUpCpuSeconds) {
+    record Reading(double seconds, double cpuSeconds, double warmSeconds, double warmCpuSeconds, long warmSamples,
+                   Map<String, Double> threads, Map<String, Double> warmThreads, Double startUpSeconds,
+                   double startUpCpuSeconds) {
         /** Start-up (JVM start until the app ran), then the processing after it; nothing when that was not seen. */
         String startUp(long samples) {
             if (startUpSeconds == null) {
@@ -222,8 +227,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
          * rate against the raw consumer's from JVM start, CPU per sample from JVM start, and over the second half.
          */
         static String summary(List<Reading[]> pairs, long samples) {
-            return String.format("%s %% of the raw consumer's rate from JVM start; %s CPU ms per sample from JVM start; "
-                            + "%s over the second half",
+            return String.format("%s %% of the raw consumer's rate from JVM start; %s CPU ms per sample from JVM "
+                            + "start; %s over the second half",
                     medianAndRange(pairs, p -> 100.0 * p[0].seconds / p[1].seconds, "%.0f"),
                     medianAndRange(pairs, p -> p[1].cpuSeconds * 1000 / samples, "%.4f"),
                     medianAndRange(pairs, p -> p[1].warmCpuMsPerSample(), "%.4f"));
@@ -363,8 +368,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    private Reading measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics, String appId,
-                                    long samples, Path work, Variant variant, Reading raw) throws Exception {
+    private Reading measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics,
+                                       String appId, long samples, Path work, Variant variant, Reading raw)
+            throws Exception {
         Files.createDirectories(work);
         // the output topics are shared by every variant's run: count what this run added
         Map<String, Long> before = endOffsetsByTopic(admin, topics, appId);

@@ -44,8 +44,8 @@ public final class KafkaOffsets {
                 return;
             } catch (ExecutionException e) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the partitions of " + topics + " have no leader serving them after "
-                            + timeout.toSeconds() + " s: " + e.getCause().getMessage(), e.getCause());
+                    throw new IllegalStateException("the partitions of " + topics + " have no leader serving them "
+                            + "after " + timeout.toSeconds() + " s: " + e.getCause().getMessage(), e.getCause());
                 }
                 // UnknownTopicOrPartition or NotLeaderOrFollower until the broker has applied the new topics
                 Thread.sleep(20);
