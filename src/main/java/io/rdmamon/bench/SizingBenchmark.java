@@ -177,6 +177,8 @@ public final class SizingBenchmark implements Callable<Integer> {
                 ThreadTicks threadsBefore = ThreadTicks.of(app.pid());
                 long sentBefore = load.sendUntil(System.currentTimeMillis());
                 Map<String, Long> writtenBefore = StreamsBenchmark.endOffsetsByTopic(admin, topics, appId);
+                Map<String, Long> bytesBefore = KafkaOffsets.logBytesByTopic(admin,
+                        t -> topics.writtenBy(appId, t) || topics.isSamples(t));
                 long liveStart = System.nanoTime();
                 long halfway = liveStart + TimeUnit.SECONDS.toNanos(liveSeconds) / 2;
                 double halfCpu = 0;
@@ -206,7 +208,18 @@ public final class SizingBenchmark implements Callable<Integer> {
                 written.replaceAll((topic, end) -> end - writtenBefore.getOrDefault(topic, 0L));
                 long writes = written.values().stream().mapToLong(Long::longValue).sum();
                 out.printf("  its Kafka writes, live: %,.0f records/s = %.3f per input record (%s)%n", writes / live,
-                        (double) writes / sent, StreamsBenchmark.writesByTopic(written, appId));
+                        (double) writes / sent, StreamsBenchmark.perTopic(written, appId));
+                Map<String, Long> bytes = KafkaOffsets.logBytesByTopic(admin,
+                        t -> topics.writtenBy(appId, t) || topics.isSamples(t));
+                bytes.replaceAll((topic, size) -> size - bytesBefore.getOrDefault(topic, 0L));
+                long bytesIn = bytes.entrySet().stream().filter(e -> topics.isSamples(e.getKey()))
+                        .mapToLong(Map.Entry::getValue).sum();
+                bytes.keySet().removeIf(topics::isSamples);
+                long bytesOut = bytes.values().stream().mapToLong(Long::longValue).sum();
+                bytes.replaceAll((topic, size) -> Math.round(size / 1024.0 / live));
+                out.printf("  its Kafka bytes, live: %,.0f KiB/s into the brokers' logs, against %,.0f KiB/s of "
+                                + "samples in (KiB/s: %s)%n", bytesOut / 1024.0 / live, bytesIn / 1024.0 / live,
+                        StreamsBenchmark.perTopic(bytes, appId));
                 if (halfThreads != null && liveEnd > halfAt) {
                     // the JIT still compiles in the first minute or two of live traffic: the second half is closer
                     // to what a long-running app pays

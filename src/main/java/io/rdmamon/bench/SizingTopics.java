@@ -23,6 +23,16 @@ record SizingTopics(String portSamples, String hostSamples, String jobs, String 
                 "rdma.dead-letter." + run);
     }
 
+    /** Whether the stream app of {@code appId} writes {@code topic}: an output, or an internal topic of its own. */
+    boolean writtenBy(String appId, String topic) {
+        return topic.equals(jobBandwidth) || topic.equals(linkHealth) || topic.equals(alerts)
+                || topic.equals(deadLetter) || topic.startsWith(appId + "-");
+    }
+
+    boolean isSamples(String topic) {
+        return topic.equals(portSamples) || topic.equals(hostSamples);
+    }
+
     /** Creates the inputs with {@code partitions} partitions (the job topic compacted); the app creates its outputs. */
     void createInputs(Admin admin, int partitions) throws ExecutionException, InterruptedException {
         admin.createTopics(List.of(

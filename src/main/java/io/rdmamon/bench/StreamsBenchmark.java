@@ -382,7 +382,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
         out.printf("  its threads: %s%n", app.topThreads(6));
         String who = variant.decodeOnly() ? "floor" : "stream app";
         out.printf("%s Kafka writes: %,d records = %.3f per sample (%s)%n", who, writes,
-                (double) writes / samples, writesByTopic(written, appId));
+                (double) writes / samples, perTopic(written, appId));
         out.printf("ratio from JVM start: the %s reads at %.0f %% of the raw consumer's rate and "
                 + "spends %.1fx its CPU per sample%n", who, 100.0 * raw.seconds / app.seconds,
                 app.cpuSeconds / raw.cpuSeconds);
@@ -431,8 +431,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
-    /** Records (and transaction markers) written per topic, largest first, internal topics without the app id. */
-    static String writesByTopic(Map<String, Long> written, String appId) {
+    /**
+     * A figure per topic (records and transaction markers written, bytes), largest first, internal topics without
+     * the app id.
+     */
+    static String perTopic(Map<String, Long> written, String appId) {
         return written.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .map(e -> e.getKey().replace(appId + "-", "") + " " + e.getValue())
@@ -441,10 +444,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
 
     static Map<String, Long> endOffsetsByTopic(Admin admin, SizingTopics topics, String appId)
             throws Exception {
-        Set<String> outputs = Set.of(topics.jobBandwidth(), topics.linkHealth(), topics.alerts(),
-                topics.deadLetter());
         Set<String> written = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
-                .filter(t -> outputs.contains(t) || t.startsWith(appId + "-")).collect(Collectors.toSet());
+                .filter(t -> topics.writtenBy(appId, t)).collect(Collectors.toSet());
         return KafkaOffsets.endOffsets(admin, written).entrySet().stream()
                 .collect(Collectors.groupingBy(e -> e.getKey().topic(), Collectors.summingLong(Map.Entry::getValue)));
     }

@@ -1,15 +1,20 @@
 package io.rdmamon.support;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /** Where topics end, whether their partitions take writes yet, and where a consumer group stands, from the outside. */
@@ -51,6 +56,26 @@ public final class KafkaOffsets {
                 Thread.sleep(20);
             }
         }
+    }
+
+    /**
+     * Bytes in the brokers' log directories per topic, for the topics {@code include} accepts: every replica's
+     * segments (what the brokers store and, before replication, receive), compressed as they were written.
+     */
+    public static Map<String, Long> logBytesByTopic(Admin admin, Predicate<String> include)
+            throws ExecutionException, InterruptedException {
+        List<Integer> brokers = admin.describeCluster().nodes().get().stream().map(Node::id).toList();
+        Map<String, Long> bytes = new HashMap<>();
+        for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get().values()) {
+            for (LogDirDescription dir : dirs.values()) {
+                dir.replicaInfos().forEach((tp, replica) -> {
+                    if (include.test(tp.topic())) {
+                        bytes.merge(tp.topic(), replica.size(), Long::sum);
+                    }
+                });
+            }
+        }
+        return bytes;
     }
 
     /** The offsets {@code group} has committed, per partition; partitions without a commit are left out. */

@@ -52,6 +52,14 @@ class StreamsAppConfigTest {
                 ProducerConfig.BATCH_SIZE_CONFIG)).hasToString("16384");
     }
 
+    @Test
+    void shouldCompressWhatTheAppWritesWithLz4UnlessAKafkaKeySaysOtherwise() {
+        assertThat(producerSetting(new StreamsAppConfig(Map.of()), ProducerConfig.COMPRESSION_TYPE_CONFIG))
+                .hasToString("lz4");
+        assertThat(producerSetting(new StreamsAppConfig(Map.of("kafka.producer.compression.type", "zstd")),
+                ProducerConfig.COMPRESSION_TYPE_CONFIG)).hasToString("zstd");
+    }
+
     /** The setting as Kafka Streams resolves it for its producer. */
     private static Object producerSetting(StreamsAppConfig cfg, String key) {
         return new StreamsConfig(RdmamonTopology.streamsConfig(cfg)).getProducerConfigs("client").get(key);
