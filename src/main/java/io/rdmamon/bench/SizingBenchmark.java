@@ -218,7 +218,7 @@ public final class SizingBenchmark implements Callable<Integer> {
                 long bytesOut = bytes.values().stream().mapToLong(Long::longValue).sum();
                 bytes.replaceAll((topic, size) -> Math.round(size / 1024.0 / live));
                 out.printf("  its Kafka bytes, live: %,.0f KiB/s into the brokers' logs, against %,.0f KiB/s of "
-                                + "samples in (KiB/s: %s)%n", bytesOut / 1024.0 / live, bytesIn / 1024.0 / live,
+                                + "samples in as this load sends them, in large zstd batches (KiB/s: %s)%n", bytesOut / 1024.0 / live, bytesIn / 1024.0 / live,
                         StreamsBenchmark.perTopic(bytes, appId));
                 if (halfThreads != null && liveEnd > halfAt) {
                     // the JIT still compiles in the first minute or two of live traffic: the second half is closer

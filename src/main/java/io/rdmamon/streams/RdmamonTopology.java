@@ -212,9 +212,9 @@ public final class RdmamonTopology {
         // and when it runs short the producer sends early rather than block
         props.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), PRODUCER_BATCH_SIZE);
         // uncompressed, what the app writes (changelogs of JSON and binary state, link health, job-event batches) was
-        // seven times the bytes of the gzip-compressed samples it reads, all of it on the brokers' disks and
-        // replicated; lz4 takes two thirds off without measurable CPU (the stream thread compresses as it appends),
-        // where zstd took more off at a tenth more CPU
+        // nearly three times the bytes the collectors' gzip batches of samples put on the brokers, all of it stored
+        // and replicated; lz4 takes two thirds off at no measurable CPU (the stream thread compresses as it
+        // appends), zstd took four fifths off for a tenth more CPU
         props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), PRODUCER_COMPRESSION);
         // a bug tripped by one odd record skips that record (counted in dropped-records) instead of stopping the app
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,

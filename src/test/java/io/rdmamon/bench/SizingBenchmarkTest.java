@@ -25,6 +25,8 @@ class SizingBenchmarkTest {
                 .containsPattern("backlog: [0-9,]+ records \\(24 port and host samples per second\\)")
                 .containsPattern("stream app, catch-up .*: [0-9,]+ records in [0-9.]+ s")
                 .containsPattern("stream app, live: [0-9,]+ records .* CPU cores on average")
+                .containsPattern("its Kafka bytes, live: [0-9,]+ KiB/s into the brokers' logs, against [0-9,]+ KiB/s "
+                        + "of samples in .*\\(KiB/s: .*link-health")
                 .containsPattern("stream app, output: [1-9][0-9,]* link-health records")
                 .containsPattern("stream app, memory: live heap after full GC [0-9,]+ MiB; resident [0-9,]+ MiB")
                 .containsPattern("sink, catch-up: [1-9][0-9,]* offsets")

@@ -5,6 +5,8 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.Map;
 
@@ -44,20 +46,13 @@ class StreamsAppConfigTest {
         assertThat(producerSetting(overridden, ProducerConfig.LINGER_MS_CONFIG)).hasToString("5");
     }
 
-    @Test
-    void shouldGiveTheProducerBatchesOf64KiBUnlessAKafkaKeySaysOtherwise() {
-        assertThat(producerSetting(new StreamsAppConfig(Map.of()), ProducerConfig.BATCH_SIZE_CONFIG))
-                .hasToString("65536");
-        assertThat(producerSetting(new StreamsAppConfig(Map.of("kafka.producer.batch.size", "16384")),
-                ProducerConfig.BATCH_SIZE_CONFIG)).hasToString("16384");
-    }
-
-    @Test
-    void shouldCompressWhatTheAppWritesWithLz4UnlessAKafkaKeySaysOtherwise() {
-        assertThat(producerSetting(new StreamsAppConfig(Map.of()), ProducerConfig.COMPRESSION_TYPE_CONFIG))
-                .hasToString("lz4");
-        assertThat(producerSetting(new StreamsAppConfig(Map.of("kafka.producer.compression.type", "zstd")),
-                ProducerConfig.COMPRESSION_TYPE_CONFIG)).hasToString("zstd");
+    /** The producer settings the app chooses (batches that hold a commit's worth, lz4), each a kafka.* key overrides. */
+    @ParameterizedTest
+    @CsvSource({"batch.size, 65536, 16384", "compression.type, lz4, zstd"})
+    void shouldSetTheProducerUnlessAKafkaKeySaysOtherwise(String key, String chosen, String override) {
+        assertThat(producerSetting(new StreamsAppConfig(Map.of()), key)).hasToString(chosen);
+        assertThat(producerSetting(new StreamsAppConfig(Map.of("kafka.producer." + key, override)), key))
+                .hasToString(override);
     }
 
     /** The setting as Kafka Streams resolves it for its producer. */
