@@ -26,6 +26,8 @@ import java.util.concurrent.TimeoutException;
  * may not create topics, it logs the {@code kafka-topics.sh} commands instead and carries on.
  */
 final class StreamsTopics {
+    /** How long the app waits for topics it created to be served before it starts anyway. */
+    private static final Duration TOPIC_READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Logger log = LoggerFactory.getLogger(StreamsTopics.class);
 
     private StreamsTopics() {
@@ -61,7 +63,12 @@ final class StreamsTopics {
                     }
                 }
             }
-            KafkaOffsets.awaitWritable(admin, missing.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
+            try {
+                KafkaOffsets.awaitWritable(admin, missing.stream().map(NewTopic::name).toList(), TOPIC_READY_TIMEOUT);
+            } catch (IllegalStateException e) {
+                // Kafka Streams retries what it cannot write yet; the wait only spares its producer a known race
+                log.warn("starting anyway: {}", e.getMessage());
+            }
         } catch (ExecutionException | TimeoutException e) {
             log.warn("could not create topics ({}); create them with:\n{}", e.getMessage(), commands(cfg));
         } catch (InterruptedException e) {
