@@ -220,12 +220,9 @@ final class CollectorProcessBenchmark {
     private static void createTopics(String bootstrap) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // the broker stamps each record when it appends it: the time the collector's first record was published
-            admin.createTopics(List.of(new NewTopic(Topics.PORT_SAMPLES, 4, (short) 1)
+            KafkaOffsets.createTopics(admin, List.of(new NewTopic(Topics.PORT_SAMPLES, 4, (short) 1)
                             .configs(Map.of("message.timestamp.type", "LogAppendTime")),
-                    new NewTopic(Topics.HOST_SAMPLES, 4, (short) 1), new NewTopic("bench.ready", 1, (short) 1)))
-                    .all().get();
-            KafkaOffsets.awaitWritable(admin, List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, "bench.ready"),
-                    Duration.ofSeconds(30));
+                    new NewTopic(Topics.HOST_SAMPLES, 4, (short) 1), new NewTopic("bench.ready", 1, (short) 1)));
         }
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,

@@ -18,7 +18,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -135,8 +134,7 @@ public final class PublishBenchmark {
             throws Exception {
         String topic = "bench-" + codec + "-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
-            KafkaOffsets.awaitWritable(admin, List.of(topic), Duration.ofSeconds(30));
+            KafkaOffsets.createTopics(admin, List.of(new NewTopic(topic, PARTITIONS, (short) 1)));
         }
         Map<String, Object> settings = new HashMap<>();
         settings.put(PublishConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

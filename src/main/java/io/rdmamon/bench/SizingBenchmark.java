@@ -30,10 +30,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -41,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 /**
  * {@code rdmamon bench sizing}: what the central roles need for a cluster of a given size. A healthy cluster's records
@@ -177,8 +179,8 @@ public final class SizingBenchmark implements Callable<Integer> {
                 ThreadTicks threadsBefore = ThreadTicks.of(app.pid());
                 long sentBefore = load.sendUntil(System.currentTimeMillis());
                 Map<String, Long> writtenBefore = StreamsBenchmark.endOffsetsByTopic(admin, topics, appId);
-                Map<String, Long> bytesBefore = KafkaOffsets.logBytesByTopic(admin,
-                        t -> topics.writtenBy(appId, t) || topics.isSamples(t));
+                Predicate<String> appOrSamples = t -> topics.writtenBy(appId, t) || topics.isSamples(t);
+                Map<String, Long> bytesBefore = KafkaOffsets.logBytesByTopic(admin, appOrSamples);
                 long liveStart = System.nanoTime();
                 long halfway = liveStart + TimeUnit.SECONDS.toNanos(liveSeconds) / 2;
                 double halfCpu = 0;
@@ -204,22 +206,20 @@ public final class SizingBenchmark implements Callable<Integer> {
                 ThreadTicks threadsAfter = ThreadTicks.of(app.pid());
                 out.printf("  its threads, live: %s%n", coresByThread(threadsAfter.since(threadsBefore), live));
                 // what the app wrote meanwhile, up to a commit interval of it still in its open transaction
-                Map<String, Long> written = StreamsBenchmark.endOffsetsByTopic(admin, topics, appId);
-                written.replaceAll((topic, end) -> end - writtenBefore.getOrDefault(topic, 0L));
-                long writes = written.values().stream().mapToLong(Long::longValue).sum();
+                Map<String, Long> written = since(writtenBefore,
+                        StreamsBenchmark.endOffsetsByTopic(admin, topics, appId));
+                long writes = sum(written);
                 out.printf("  its Kafka writes, live: %,.0f records/s = %.3f per input record (%s)%n", writes / live,
                         (double) writes / sent, StreamsBenchmark.perTopic(written, appId));
-                Map<String, Long> bytes = KafkaOffsets.logBytesByTopic(admin,
-                        t -> topics.writtenBy(appId, t) || topics.isSamples(t));
-                bytes.replaceAll((topic, size) -> size - bytesBefore.getOrDefault(topic, 0L));
-                long bytesIn = bytes.entrySet().stream().filter(e -> topics.isSamples(e.getKey()))
-                        .mapToLong(Map.Entry::getValue).sum();
-                bytes.keySet().removeIf(topics::isSamples);
-                long bytesOut = bytes.values().stream().mapToLong(Long::longValue).sum();
-                bytes.replaceAll((topic, size) -> Math.round(size / 1024.0 / live));
-                out.printf("  its Kafka bytes, live: %,.0f KiB/s into the brokers' logs, against %,.0f KiB/s of "
-                                + "samples in as this load sends them, in large zstd batches (KiB/s: %s)%n", bytesOut / 1024.0 / live, bytesIn / 1024.0 / live,
-                        StreamsBenchmark.perTopic(bytes, appId));
+                Map<String, Long> kibPerSecond = new HashMap<>();
+                since(bytesBefore, KafkaOffsets.logBytesByTopic(admin, appOrSamples))
+                        .forEach((topic, bytes) -> kibPerSecond.put(topic, Math.round(bytes / 1024.0 / live)));
+                Map<String, Long> samplesIn = new HashMap<>(kibPerSecond);
+                samplesIn.keySet().removeIf(t -> !topics.isSamples(t));
+                kibPerSecond.keySet().removeIf(topics::isSamples);
+                out.printf("  its Kafka bytes, live: %,d KiB/s into the brokers' logs, against %,d KiB/s of samples in "
+                                + "as this load sends them, in large zstd batches (KiB/s: %s)%n", sum(kibPerSecond),
+                        sum(samplesIn), StreamsBenchmark.perTopic(kibPerSecond, appId));
                 if (halfThreads != null && liveEnd > halfAt) {
                     // the JIT still compiles in the first minute or two of live traffic: the second half is closer
                     // to what a long-running app pays
@@ -393,5 +393,16 @@ public final class SizingBenchmark implements Callable<Integer> {
         return ThreadTicks.secondsLargestFirst(ticks).entrySet().stream().limit(6)
                 .map(e -> String.format("%s %.3f cores", e.getKey(), e.getValue() / seconds))
                 .collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    /** Per topic, how much {@code after} grew since {@code before}. */
+    private static Map<String, Long> since(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> grown = new HashMap<>(after);
+        grown.replaceAll((topic, value) -> value - before.getOrDefault(topic, 0L));
+        return grown;
+    }
+
+    private static long sum(Map<String, Long> perTopic) {
+        return perTopic.values().stream().mapToLong(Long::longValue).sum();
     }
 }

@@ -7,7 +7,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,12 +34,11 @@ record SizingTopics(String portSamples, String hostSamples, String jobs, String 
 
     /** Creates the inputs with {@code partitions} partitions (the job topic compacted); the app creates its outputs. */
     void createInputs(Admin admin, int partitions) throws ExecutionException, InterruptedException {
-        admin.createTopics(List.of(
+        KafkaOffsets.createTopics(admin, List.of(
                 new NewTopic(portSamples, partitions, (short) 1),
                 new NewTopic(hostSamples, partitions, (short) 1),
                 new NewTopic(jobs, partitions, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
-                        TopicConfig.CLEANUP_POLICY_COMPACT)))).all().get();
-        KafkaOffsets.awaitWritable(admin, List.of(portSamples, hostSamples, jobs), Duration.ofSeconds(30));
+                        TopicConfig.CLEANUP_POLICY_COMPACT))));
     }
 
     List<String> streamsSettings() {

@@ -152,7 +152,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
                         Runtime.getRuntime().availableProcessors());
                 out.flush();
 
-                List<List<Reading[]>> byVariant = new ArrayList<>();
+                List<List<SideBySide>> byVariant = new ArrayList<>();
                 variants.forEach(v -> byVariant.add(new ArrayList<>()));
                 for (int i = 0; i < runs.size(); i++) {
                     if (rounds > 1 && i % variants.size() == 0) {
@@ -165,7 +165,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
                     Run r = runs.get(i);
                     Reading app = measureAndPrintApp(out, admin, bootstrap, topics, r.appId(), samples,
                             work.resolve("app-" + i), variants.get(r.variant()), raw);
-                    byVariant.get(r.variant()).add(new Reading[] {raw, app});
+                    byVariant.get(r.variant()).add(new SideBySide(raw, app));
                 }
                 if (rounds > 1) {
                     out.printf("over %d rounds in rotated order, median [lowest-highest]:%n", rounds);
@@ -226,17 +226,17 @@ public final class StreamsBenchmark implements Callable<Integer> {
          * Medians and ranges over runs of one variant (each a raw reading and the app's, taken side by side): the
          * rate against the raw consumer's from JVM start, CPU per sample from JVM start, and over the second half.
          */
-        static String summary(List<Reading[]> pairs, long samples) {
+        static String summary(List<SideBySide> runs, long samples) {
             return String.format("%s %% of the raw consumer's rate from JVM start; %s CPU ms per sample from JVM "
                             + "start; %s over the second half",
-                    medianAndRange(pairs, p -> 100.0 * p[0].seconds / p[1].seconds, "%.0f"),
-                    medianAndRange(pairs, p -> p[1].cpuSeconds * 1000 / samples, "%.4f"),
-                    medianAndRange(pairs, p -> p[1].warmCpuMsPerSample(), "%.4f"));
+                    medianAndRange(runs, r -> 100.0 * r.raw().seconds / r.app().seconds, "%.0f"),
+                    medianAndRange(runs, r -> r.app().cpuSeconds * 1000 / samples, "%.4f"),
+                    medianAndRange(runs, r -> r.app().warmCpuMsPerSample(), "%.4f"));
         }
 
-        private static String medianAndRange(List<Reading[]> pairs, ToDoubleFunction<Reading[]> figure,
+        private static String medianAndRange(List<SideBySide> runs, ToDoubleFunction<SideBySide> figure,
                                              String format) {
-            double[] values = pairs.stream().mapToDouble(figure).sorted().toArray();
+            double[] values = runs.stream().mapToDouble(figure).sorted().toArray();
             int n = values.length;
             double median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
             return String.format(format + " [" + format + "-" + format + "]", median, values[0], values[n - 1]);
@@ -271,6 +271,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
                     ThreadTicks.secondsLargestFirst(end.threads.since(threads)),
                     running == null ? null : (running.nanos - t0) / 1e9, running == null ? 0 : running.cpuSeconds);
         }
+    }
+
+    /** A raw consumer's reading and the app's run right after it: one ratio. */
+    record SideBySide(Reading raw, Reading app) {
     }
 
     /**

@@ -219,8 +219,7 @@ public final class DemoCommand implements Callable<Integer> {
                 topics.add(new NewTopic(t, 4, (short) 1));
             }
             topics.add(new NewTopic(Topics.JOBS, 4, (short) 1).configs(Map.of("cleanup.policy", "compact")));
-            admin.createTopics(topics).all().get();
-            KafkaOffsets.awaitWritable(admin, topics.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
+            KafkaOffsets.createTopics(admin, topics);
         }
     }
 

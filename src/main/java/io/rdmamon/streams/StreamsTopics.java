@@ -9,7 +9,6 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,8 +25,6 @@ import java.util.concurrent.TimeoutException;
  * may not create topics, it logs the {@code kafka-topics.sh} commands instead and carries on.
  */
 final class StreamsTopics {
-    /** How long the app waits for topics it created to be served before it starts anyway. */
-    private static final Duration TOPIC_READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Logger log = LoggerFactory.getLogger(StreamsTopics.class);
 
     private StreamsTopics() {
@@ -64,7 +61,8 @@ final class StreamsTopics {
                 }
             }
             try {
-                KafkaOffsets.awaitWritable(admin, missing.stream().map(NewTopic::name).toList(), TOPIC_READY_TIMEOUT);
+                KafkaOffsets.awaitWritable(admin, missing.stream().map(NewTopic::name).toList(),
+                        KafkaOffsets.WRITABLE_TIMEOUT);
             } catch (IllegalStateException e) {
                 // Kafka Streams retries what it cannot write yet; the wait only spares its producer a known race
                 log.warn("starting anyway: {}", e.getMessage());

@@ -2,6 +2,7 @@ package io.rdmamon.support;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.Node;
@@ -19,7 +20,17 @@ import java.util.stream.Collectors;
 
 /** Where topics end, whether their partitions take writes yet, and where a consumer group stands, from the outside. */
 public final class KafkaOffsets {
+    /** How long {@link #createTopics} waits for new topics to take writes. */
+    public static final Duration WRITABLE_TIMEOUT = Duration.ofSeconds(30);
+
     private KafkaOffsets() {
+    }
+
+    /** Creates {@code topics} and returns once every partition of them takes writes ({@link #awaitWritable}). */
+    public static void createTopics(Admin admin, Collection<NewTopic> topics)
+            throws ExecutionException, InterruptedException {
+        admin.createTopics(topics).all().get();
+        awaitWritable(admin, topics.stream().map(NewTopic::name).toList(), WRITABLE_TIMEOUT);
     }
 
     /** The end offset of every partition of {@code topics} (after a transaction, its marker counts as one). */

@@ -2,6 +2,7 @@ package io.rdmamon.bench;
 
 import io.rdmamon.bench.StreamsBenchmark.Reading;
 import io.rdmamon.bench.StreamsBenchmark.Run;
+import io.rdmamon.bench.StreamsBenchmark.SideBySide;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -25,7 +26,7 @@ class StreamsBenchmarkRoundsTest {
     @Test
     void shouldPrintMediansAndRangesOverTheRounds() {
         long samples = 1000;
-        List<Reading[]> pairs = List.of(
+        List<SideBySide> pairs = List.of(
                 pair(2.0, 10.0, 0.030, 40.0),  // 20 % of the raw rate, 0.040 ms per sample from start
                 pair(2.0, 5.0, 0.010, 20.0),   // 40 %, 0.020 ms
                 pair(2.0, 4.0, 0.020, 30.0));  // 50 %, 0.030 ms
@@ -37,10 +38,10 @@ class StreamsBenchmarkRoundsTest {
     }
 
     /** A raw reading of {@code rawSeconds} and the app's, whose second half of 500 samples took {@code warmMs}. */
-    private static Reading[] pair(double rawSeconds, double appSeconds, double warmMs, double appCpuSeconds) {
+    private static SideBySide pair(double rawSeconds, double appSeconds, double warmMs, double appCpuSeconds) {
         Reading raw = new Reading(rawSeconds, 1, 1, 1, 500, Map.of(), Map.of(), null, 0);
         Reading app = new Reading(appSeconds, appCpuSeconds / 1000, 1, warmMs * 500 / 1000, 500, Map.of(), Map.of(),
                 null, 0);
-        return new Reading[] {raw, app};
+        return new SideBySide(raw, app);
     }
 }

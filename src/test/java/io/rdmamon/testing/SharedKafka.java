@@ -7,9 +7,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
-import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -91,9 +89,8 @@ public final class SharedKafka {
 
     public static void createTopics(String bootstrap, int partitions, String... topics) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(Arrays.stream(topics).map(t -> new NewTopic(t, partitions, (short) 1)).toList())
-                    .all().get();
-            KafkaOffsets.awaitWritable(admin, List.of(topics), Duration.ofSeconds(30));
+            KafkaOffsets.createTopics(admin, Arrays.stream(topics).map(t -> new NewTopic(t, partitions, (short) 1))
+                    .toList());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
