@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -50,8 +51,8 @@ class StreamsAppKillTest {
     @AfterEach
     void closeAll() throws Exception {
         apps.forEach(p -> Processes.stop(p, Duration.ofSeconds(20)));
-        for (AutoCloseable c : open) {
-            c.close();
+        for (int i = open.size() - 1; i >= 0; i--) { // the feed before the producer it sends with
+            open.get(i).close();
         }
         printAppLogs();
     }
@@ -102,14 +103,23 @@ class StreamsAppKillTest {
         StreamsAppTest.produce(producer, topics, events.stream().filter(e -> e.job() != null).toList());
         await().atMost(Duration.ofSeconds(90)).until(() -> SharedKafka.committed(SharedKafka.bootstrapServers(),
                 appId, appId + "-" + JobAssignments.REPARTITION + "-repartition") > 0);
-        StreamsAppTest.produce(producer, topics, events.stream().filter(e -> e.job() == null).toList());
-        long total = events.stream().filter(e -> e.job() == null).count();
+        List<Event> samples = events.stream().filter(e -> e.job() == null).toList();
+        long total = samples.size();
+        // A quarter as a backlog, the rest fed while the app runs, its last part only after the kill: the kill lands
+        // while the app is working through arriving samples, and inputs are still unconsumed at the kill by
+        // construction, however fast the app has become (it used to finish a whole backlog between two polls).
+        int backlog = samples.size() / 4;
+        StreamsAppTest.produce(producer, topics, samples.subList(0, backlog));
+        PacedFeed feed = new PacedFeed(producer, topics, samples.subList(backlog, samples.size()));
+        open.add(feed);
 
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20)).until(() ->
                 consumed(appId, topics) >= total * 2 / 5);
+        assertThat(feed.finished()).as("samples still arriving at the kill").isFalse();
         first.destroyForcibly().waitFor(); // SIGKILL
         long consumedAtKill = consumed(appId, topics);
-        assertThat(consumedAtKill).as("killed mid-backlog").isLessThan(total);
+        assertThat(consumedAtKill).as("killed mid-stream").isGreaterThan(backlog).isLessThan(total);
+        feed.releaseTail();
 
         start(settings, "first"); // the same state directory, as a restarted pod with its volume
         await().atMost(Duration.ofSeconds(120)).until(() -> out.poll().alerts.stream()
@@ -127,6 +137,54 @@ class StreamsAppKillTest {
         assertThat(windows).as("no window twice").doesNotHaveDuplicates();
         for (int i = 1; i < windows.size(); i++) {
             assertThat(windows.get(i) - windows.get(i - 1)).as("no window lost").isEqualTo(10_000L);
+        }
+    }
+
+    /**
+     * Sends samples in time order at about {@link #PER_SECOND} a second on a thread of its own, holding its last
+     * {@link #TAIL} back until {@link #releaseTail()}.
+     */
+    private static final class PacedFeed implements AutoCloseable {
+        static final int PER_SECOND = 2_000;
+        static final int TAIL = 500;
+        private final CountDownLatch tailReleased = new CountDownLatch(1);
+        private final Thread thread;
+        private volatile boolean finished;
+
+        PacedFeed(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics, List<Event> samples) {
+            int head = samples.size() - TAIL;
+            thread = new Thread(() -> {
+                try {
+                    int chunk = PER_SECOND / 20;
+                    for (int from = 0; from < head; from += chunk) {
+                        StreamsAppTest.produce(producer, topics, samples.subList(from, Math.min(head, from + chunk)));
+                        Thread.sleep(50);
+                    }
+                    tailReleased.await();
+                    StreamsAppTest.produce(producer, topics, samples.subList(head, samples.size()));
+                    finished = true;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "paced-feed");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        boolean finished() {
+            return finished;
+        }
+
+        void releaseTail() throws InterruptedException {
+            tailReleased.countDown();
+            thread.join(Duration.ofSeconds(60).toMillis());
+            assertThat(finished).as("every sample sent").isTrue();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            thread.interrupt();
+            thread.join(10_000);
         }
     }
 
