@@ -38,7 +38,8 @@ public final class EvaluateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as JSON instead of tables.")
     boolean json;
 
-    @Option(names = "--strict", description = "Exit 1 when there is any false positive or miss.")
+    @Option(names = "--strict", description = "Exit 1 when there is any false positive, miss or late"
+            + " detection (later than an incident's maxLatencyMs).")
     boolean strict;
 
     @Option(names = "--threads", defaultValue = "2",
@@ -70,6 +71,7 @@ public final class EvaluateCommand implements Callable<Integer> {
         } else {
             report.printTable(out);
         }
-        return strict && (report.totalFalsePositives() > 0 || report.totalMisses() > 0) ? 1 : 0;
+        return strict && (report.totalFalsePositives() > 0 || report.totalMisses() > 0 || report.totalLate() > 0)
+                ? 1 : 0;
     }
 }

@@ -24,12 +24,17 @@ public record EvaluationReport(long slackMs, List<TypeSummary> types, List<Scena
         return types.stream().mapToInt(TypeSummary::misses).sum();
     }
 
+    /** Detections later than their incident allows ({@code maxLatencyMs}). */
+    public int totalLate() {
+        return scenarios.stream().mapToInt(s -> s.late().size()).sum();
+    }
+
     public void printTable(PrintWriter out) {
         out.printf("%-20s %4s %4s %5s %4s %5s  %s%n", "scenario", "TP", "FP", "miss", "dup", "tol", "details");
         for (ScenarioScore s : scenarios) {
             StringBuilder details = new StringBuilder();
             s.hits().forEach(h -> details.append(h.incident().type()).append(" +").append(seconds(h.latencyMs()))
-                    .append("  "));
+                    .append(h.late() ? " LATE (max " + seconds(h.incident().maxLatencyMs()) + ")" : "").append("  "));
             s.misses().forEach(i -> details.append("MISSED ").append(describe(i)).append("  "));
             s.falsePositives().forEach(a -> details.append("FP ").append(describe(a)).append("  "));
             out.printf("%-20s %4d %4d %5d %4d %5d  %s%n", s.scenario(), s.hits().size(), s.falsePositives().size(),
@@ -45,6 +50,9 @@ public record EvaluationReport(long slackMs, List<TypeSummary> types, List<Scena
         }
         out.printf("%nlatency: ground-truth onset to detectedAt; a detection counts until an incident's end + %s%n",
                 seconds(slackMs));
+        if (totalLate() > 0) {
+            out.printf("late: %d detection(s) after their incident's maxLatencyMs%n", totalLate());
+        }
         out.flush();
     }
 

@@ -28,11 +28,21 @@ public record ScenarioScore(String scenario, List<Hit> hits, List<Incident> miss
         return new ScenarioScore(name, hits, misses, falsePositives, duplicates, tolerated);
     }
 
+    /** Hits that came later than their incident's {@code maxLatencyMs}. */
+    @JsonProperty("late")
+    public List<Hit> late() {
+        return hits.stream().filter(Hit::late).toList();
+    }
+
     /** A reported incident: latency from its onset to the first matching alert's {@code detectedAt}. */
     public record Hit(Incident incident, Alert alert) {
         @JsonProperty("latencyMs")
         public long latencyMs() {
             return alert.detectedAt() - incident.onsetMs();
+        }
+
+        public boolean late() {
+            return incident.maxLatencyMs() != null && latencyMs() > incident.maxLatencyMs();
         }
     }
 }

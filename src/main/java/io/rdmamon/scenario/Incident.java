@@ -9,10 +9,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * does: {@link #ALERT} raise an alert of {@code type} for this subject (a miss otherwise), {@link #TOLERATE} it may
  * (a side effect, e.g. a straggler alert next to a degraded link: neither a hit nor a false positive), {@link #NONE}
  * it must not (e.g. a stall visible only in estimated figures: an alert is a false positive). Subject fields that do
- * not apply are null; {@code job} is the job uid.
+ * not apply are null; {@code job} is the job uid. {@code maxLatencyMs}, when set, is how late after the onset a
+ * detection may come: a later one is reported as late (and fails {@code evaluate --strict}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"type", "expect", "job", "jobName", "node", "device", "port", "onsetMs", "endMs", "note"})
+@JsonPropertyOrder({"type", "expect", "job", "jobName", "node", "device", "port", "onsetMs", "endMs", "note",
+        "maxLatencyMs"})
 public record Incident(
         String type,
         String expect,
@@ -23,7 +25,8 @@ public record Incident(
         Integer port,
         long onsetMs,
         Long endMs,
-        String note) {
+        String note,
+        Long maxLatencyMs) {
 
     public static final String ALERT = "alert";
     public static final String TOLERATE = "tolerate";
@@ -36,8 +39,13 @@ public record Incident(
         }
     }
 
+    public Incident(String type, String expect, String job, String jobName, String node, String device, Integer port,
+                    long onsetMs, Long endMs, String note) {
+        this(type, expect, job, jobName, node, device, port, onsetMs, endMs, note, null);
+    }
+
     public Incident withExpect(String newExpect) {
-        return new Incident(type, newExpect, job, jobName, node, device, port, onsetMs, endMs, note);
+        return new Incident(type, newExpect, job, jobName, node, device, port, onsetMs, endMs, note, maxLatencyMs);
     }
 
     public boolean required() {

@@ -90,17 +90,17 @@ public final class ScenarioRecorder {
                 random));
     }
 
-    private record Arrival<T>(long at, T record) {
+    record Arrival<T>(long at, T record) {
     }
 
-    private static <T> List<T> inArrivalOrder(List<Arrival<T>> arrivals, ToLongFunction<T> ts) {
+    static <T> List<T> inArrivalOrder(List<Arrival<T>> arrivals, ToLongFunction<T> ts) {
         return arrivals.stream()
                 .sorted(Comparator.<Arrival<T>>comparingLong(Arrival::at)
                         .thenComparingLong(a -> ts.applyAsLong(a.record)))
                 .map(Arrival::record).toList();
     }
 
-    private static long delay(SplittableRandom random) {
+    static long delay(SplittableRandom random) {
         return 30 + Math.min(MAX_DELAY_MS - 30, Math.round(-200 * Math.log(1 - random.nextDouble())));
     }
 

@@ -1,0 +1,157 @@
+package io.rdmamon.scenario;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rdmamon.model.Json;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * A trace recorded by {@code testbed/nccl/record.sh} on a GPU machine: real PyTorch DDP jobs over NCCL, each rank
+ * behind a NIC of its own. {@code trace.json} holds the jobs and the incidents injected (times in ms from the trace's
+ * start); {@code counters.csv} each rank's cumulative NIC counters at about 10 Hz; {@code events.jsonl} the phases
+ * each rank went through (epoch ms). The two data files may be gzipped ({@code .gz}).
+ */
+public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List<Event> events) {
+
+    public static final String META = "trace.json";
+    public static final String COUNTERS = "counters.csv";
+    public static final String EVENTS = "events.jsonl";
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Meta(int v, String name, String description, long startEpochMs, long durationMs, double sampleHz,
+                       List<Job> jobs, List<Injected> incidents) {
+        public Meta {
+            incidents = incidents == null ? List.of() : List.copyOf(incidents);
+        }
+    }
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Job(String name, int ranks, List<String> args) {
+    }
+
+    /**
+     * An incident the recorder injected: hang (SIGSTOP), crash (SIGKILL) or slow-link (tc), ms from the start; or one
+     * found in the recording afterwards, with a {@code note} that says how it was found.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Injected(String kind, String job, int rank, long atMs, Long endMs, String rate, String note) {
+        public static final String HANG = "hang";
+        public static final String CRASH = "crash";
+        public static final String SLOW_LINK = "slow-link";
+    }
+
+    public record RankKey(String job, int rank) {
+    }
+
+    /** Cumulative counters of a rank's NIC at {@code tMs} from the trace's start; tx is what the rank sent. */
+    public record CounterRow(long tMs, long txBytes, long rxBytes, long txPackets, long rxPackets) {
+    }
+
+    /** A phase change of one rank ({@code init_start}, {@code init_done}, {@code eval_start}, ...), ms from start. */
+    public record Event(long tMs, String job, int rank, String event) {
+    }
+
+    /** Whether {@code dir} holds a trace. */
+    public static boolean isTrace(Path dir) {
+        return Files.isRegularFile(dir.resolve(META));
+    }
+
+    public static NcclTrace read(Path dir) throws IOException {
+        Meta meta = Json.MAPPER.readValue(dir.resolve(META).toFile(), Meta.class);
+        if (meta.v() != 1) {
+            throw new IOException(dir.resolve(META) + ": trace format v" + meta.v() + " is not supported (v1)");
+        }
+        Map<RankKey, List<CounterRow>> counters = new LinkedHashMap<>();
+        try (BufferedReader in = open(dir, COUNTERS)) {
+            String header = in.readLine();
+            if (header == null || !header.startsWith("t_ms,job,rank,tx_bytes,rx_bytes")) {
+                throw new IOException(dir.resolve(COUNTERS) + ": unexpected header " + header);
+            }
+            int lineNo = 1;
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                lineNo++;
+                String[] f = line.split(",");
+                if (f.length < 7) {
+                    throw new IOException(dir.resolve(COUNTERS) + ":" + lineNo + ": expected 7 fields: " + line);
+                }
+                List<CounterRow> rows = counters.computeIfAbsent(new RankKey(f[1], Integer.parseInt(f[2])),
+                        k -> new ArrayList<>());
+                CounterRow row = new CounterRow(Long.parseLong(f[0]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+                        Long.parseLong(f[5]), Long.parseLong(f[6]));
+                // a row of the same instant (the sampler catching up) adds nothing
+                if (rows.isEmpty() || rows.get(rows.size() - 1).tMs() < row.tMs()) {
+                    rows.add(row);
+                }
+            }
+        }
+        List<Event> events = new ArrayList<>();
+        try (BufferedReader in = open(dir, EVENTS)) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonNode e = Json.MAPPER.readTree(line);
+                events.add(new Event(e.get("t").asLong() - meta.startEpochMs(), e.get("job").asText(),
+                        e.get("rank").asInt(), e.get("event").asText()));
+            }
+        }
+        return new NcclTrace(meta, counters, events);
+    }
+
+    private static BufferedReader open(Path dir, String name) throws IOException {
+        Path plain = dir.resolve(name);
+        Path gz = dir.resolve(name + ".gz");
+        InputStream in = Files.isRegularFile(gz) ? new GZIPInputStream(Files.newInputStream(gz))
+                : Files.newInputStream(plain);
+        return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+    }
+
+    /** The trace's events of one job and kind, in time order. */
+    public List<Event> events(String job, String event) {
+        return events.stream().filter(e -> e.job().equals(job) && e.event().equals(event)).toList();
+    }
+
+    /** The ranks of a job, in rank order. */
+    public List<RankKey> ranks(String job) {
+        return counters.keySet().stream().filter(k -> k.job().equals(job))
+                .sorted(java.util.Comparator.comparingInt(RankKey::rank)).toList();
+    }
+
+    /** A rank's cumulative sent and received bytes at {@code tMs}, interpolated between the two rows around it. */
+    public long[] bytesAt(RankKey rank, long tMs) {
+        List<CounterRow> rows = counters.get(rank);
+        int lo = 0;
+        int hi = rows.size() - 1;
+        if (tMs <= rows.get(0).tMs()) {
+            return new long[] {rows.get(0).txBytes(), rows.get(0).rxBytes()};
+        }
+        if (tMs >= rows.get(hi).tMs()) {
+            return new long[] {rows.get(hi).txBytes(), rows.get(hi).rxBytes()};
+        }
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >>> 1;
+            if (rows.get(mid).tMs() <= tMs) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        CounterRow a = rows.get(lo);
+        CounterRow b = rows.get(hi);
+        double f = (double) (tMs - a.tMs()) / (b.tMs() - a.tMs());
+        return new long[] {a.txBytes() + Math.round(f * (b.txBytes() - a.txBytes())),
+                a.rxBytes() + Math.round(f * (b.rxBytes() - a.rxBytes()))};
+    }
+}

@@ -1,0 +1,276 @@
+package io.rdmamon.scenario;
+
+import io.rdmamon.model.HostIfaceSample;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.model.PortSample;
+import io.rdmamon.sim.NicDriver;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Turns a real {@link NcclTrace} into the records collectors and the job source would have published, and its ground
+ * truth, so that {@code rdmamon evaluate} scores the detectors on real traffic. Each rank becomes a node
+ * ({@code gpu-node-N}) with one 200 Gb/s RoCE NIC ({@code mlx5_0}) and {@code eth0}. {@link Form#RDMA}: the rank's
+ * bytes on the RDMA port; {@link Form#TCP}: the same bytes on {@code eth0} and the RDMA port idle, as when NCCL fell
+ * back to its socket transport. Each node's collector samples once a second at the sampling phase plus a stagger of
+ * its own, each read up to {@code jitterMs} late; its rates come from the trace's 10 Hz counters at those instants.
+ *
+ * <p>Ground truth: a hung or crashed rank is a STALLED_SYNC of its job (RDMA form), to be flagged within
+ * {@link #HANG_DEADLINE_MS} or twice the longest pause the job had recovered from by itself, whichever is longer.
+ * A job's first long pause may be flagged (tolerated): traffic alone cannot tell it from a hang. In the TCP form every
+ * job is a TCP_FALLBACK from its training start, to be flagged within {@link #FALLBACK_DEADLINE_MS}. A rate-limited link
+ * may be flagged as degraded or its rank as a straggler. Anything else is a false positive.
+ */
+public final class TraceImporter {
+    /** Traces begin here in event time. */
+    public static final long EPOCH = Cluster.EPOCH;
+    public static final long HANG_DEADLINE_MS = 8_000;
+    public static final long FALLBACK_DEADLINE_MS = 90_000;
+    /** A job-wide quiet longer than this is a pause (evaluation, checkpoint), not a gap between iterations. */
+    static final long PAUSE_MS = 1_000;
+    /** A pause this long is the first one a monitor may take for a hang. */
+    static final long LONG_PAUSE_MS = 4_000;
+    /** Below this a rank's 100 ms of traffic counts as quiet. */
+    private static final double QUIET_BYTES_PER_SEC = 10e6;
+    private static final long LINK_BYTES_PER_SEC = 200 * 125_000_000L;
+    private static final double HOST_BASELINE_BYTES_PER_SEC = 2.0e6;
+    private static final long RDMA_MTU = 4096;
+    private static final long ETH_MTU = 1500;
+    private static final String DEVICE = "mlx5_0";
+    private static final String NAMESPACE = "nccl-traces";
+    /** Pods go Running this long before the training process logs its first event. */
+    private static final long POD_LEAD_MS = 2_000;
+    /** A pod shows Succeeded this long after its process exited. */
+    private static final long POD_EXIT_MS = 3_000;
+
+    public enum Form {
+        RDMA, TCP;
+
+        public static Form of(String label) {
+            for (Form form : values()) {
+                if (form.label().equals(label)) {
+                    return form;
+                }
+            }
+            throw new IllegalArgumentException("--form takes rdma or tcp, got '" + label + "'");
+        }
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private TraceImporter() {
+    }
+
+    public static String scenarioName(NcclTrace trace, Form form, long phaseMs) {
+        return trace.meta().name() + "-" + form.label() + "-phase" + phaseMs;
+    }
+
+    public static ScenarioRecorder.Recording importTrace(NcclTrace trace, Form form, long phaseMs, long jitterMs,
+                                                         long seed) {
+        if (phaseMs < 0 || phaseMs >= 60_000) {
+            throw new IllegalArgumentException("the phase is 0 to 59999 ms, got " + phaseMs);
+        }
+        if (jitterMs < 0 || jitterMs >= 500) {
+            throw new IllegalArgumentException("the sampling jitter is 0 to 499 ms, got " + jitterMs);
+        }
+        String name = scenarioName(trace, form, phaseMs);
+        SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + phaseMs);
+        // whole seconds move the trace against the detectors' event-time windows, the rest against the sampling
+        long base = EPOCH + phaseMs - phaseMs % 1000;
+        List<NcclTrace.RankKey> ranks = trace.meta().jobs().stream().flatMap(j -> trace.ranks(j.name()).stream())
+                .toList();
+        List<ScenarioRecorder.Arrival<PortSample>> ports = new ArrayList<>();
+        List<ScenarioRecorder.Arrival<HostIfaceSample>> hosts = new ArrayList<>();
+        for (int i = 0; i < ranks.size(); i++) {
+            NcclTrace.RankKey rank = ranks.get(i);
+            String node = node(i);
+            long stagger = (i * 137L) % 1000;
+            long prev = -1;
+            long[] prevBytes = null;
+            for (long nominal = phaseMs % 1000 + stagger; nominal < trace.meta().durationMs(); nominal += 1000) {
+                long t = nominal + (jitterMs == 0 ? 0 : random.nextLong(jitterMs));
+                if (t > trace.meta().durationMs()) {
+                    break;
+                }
+                long[] bytes = trace.bytesAt(rank, t);
+                Double tx = null;
+                Double rx = null;
+                long interval = 1000;
+                if (prevBytes != null) {
+                    interval = t - prev;
+                    tx = (bytes[0] - prevBytes[0]) * 1000.0 / interval;
+                    rx = (bytes[1] - prevBytes[1]) * 1000.0 / interval;
+                }
+                long ts = base + t;
+                boolean rdma = form == Form.RDMA;
+                ports.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
+                        portSample(node, ts, interval, rdma ? tx : zeroIfKnown(tx), rdma ? rx : zeroIfKnown(rx))));
+                hosts.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
+                        hostSample(node, ts, interval, rdma ? null : tx, rdma ? null : rx, prevBytes == null,
+                                random)));
+                prev = t;
+                prevBytes = bytes;
+            }
+        }
+        List<JobRecord> jobs = new ArrayList<>();
+        List<Incident> incidents = new ArrayList<>();
+        int first = 0;
+        for (NcclTrace.Job job : trace.meta().jobs()) {
+            List<String> nodes = new ArrayList<>();
+            for (int r = 0; r < job.ranks(); r++) {
+                nodes.add(node(first + r));
+            }
+            first += job.ranks();
+            SimulatedJob simulated = job(trace, job, nodes, base);
+            jobs.addAll(simulated.lifecycle());
+            incidents.addAll(truth(trace, job, simulated, form, base));
+        }
+        jobs.sort(Comparator.comparingLong(JobRecord::updatedAt));
+        String description = trace.meta().description() + " [real NCCL trace, " + form.label() + " form, sampling"
+                + " phase " + phaseMs + " ms, jitter " + jitterMs + " ms]";
+        GroundTruth truth = new GroundTruth(GroundTruth.VERSION, name, description, seed, base,
+                base + trace.meta().durationMs(), incidents);
+        return new ScenarioRecorder.Recording(ScenarioRecorder.inArrivalOrder(ports, PortSample::ts),
+                ScenarioRecorder.inArrivalOrder(hosts, HostIfaceSample::ts), jobs, truth);
+    }
+
+    private static String node(int index) {
+        return "gpu-node-" + (index + 1);
+    }
+
+    private static Double zeroIfKnown(Double rate) {
+        return rate == null ? null : 0.0;
+    }
+
+    /** The job's records: Running shortly before its processes start, Succeeded after all exited cleanly. */
+    private static SimulatedJob job(NcclTrace trace, NcclTrace.Job job, List<String> nodes, long base) {
+        long started = trace.events(job.name(), "init_start").stream().mapToLong(NcclTrace.Event::tMs).min()
+                .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
+                        + " has no init_start event"));
+        List<NcclTrace.Event> exits = trace.events(job.name(), "exit");
+        Long succeeded = exits.size() == job.ranks()
+                ? base + exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() + POD_EXIT_MS : null;
+        long running = Math.max(0, started - POD_LEAD_MS);
+        return SimulatedJob.create(trace.meta().name(), job.name(), NAMESPACE,
+                SimulatedJob.ranks(job.name(), nodes, List.of(DEVICE)), base + running, succeeded, null);
+    }
+
+    private static List<Incident> truth(NcclTrace trace, NcclTrace.Job job, SimulatedJob simulated, Form form,
+                                        long base) {
+        List<Incident> out = new ArrayList<>();
+        long trainStart = trace.events(job.name(), "init_done").stream().mapToLong(NcclTrace.Event::tMs).max()
+                .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
+                        + " has no init_done event"));
+        List<long[]> pauses = pauses(trace, job.name(), trainStart);
+        NcclTrace.Injected stop = trace.meta().incidents().stream()
+                .filter(i -> i.job().equals(job.name()))
+                .filter(i -> i.kind().equals(NcclTrace.Injected.HANG) || i.kind().equals(NcclTrace.Injected.CRASH))
+                .findFirst().orElse(null);
+        if (form == Form.TCP) {
+            Long end = stop == null ? null : base + stop.atMs();
+            out.add(incident(Incident.ALERT, "TCP_FALLBACK", simulated, null, base + trainStart, end,
+                    FALLBACK_DEADLINE_MS, "NCCL trains over its socket transport on eth0 from "
+                            + (trainStart / 1000) + " s; the RDMA port stays idle"));
+        }
+        pauses.stream().filter(p -> p[1] - p[0] >= LONG_PAUSE_MS).findFirst().ifPresent(p ->
+                out.add(incident(Incident.TOLERATE, "STALLED_SYNC", simulated, null, base + p[0], base + p[1],
+                        null, "the job's first long pause (" + (p[1] - p[0]) / 1000.0 + " s): traffic alone cannot"
+                                + " tell it from a hang")));
+        for (NcclTrace.Injected injected : trace.meta().incidents()) {
+            if (!injected.job().equals(job.name())) {
+                continue;
+            }
+            String node = simulated.running().ranks().get(injected.rank()).node();
+            long at = base + injected.atMs();
+            if (injected.kind().equals(NcclTrace.Injected.SLOW_LINK)) {
+                Long end = injected.endMs() == null ? null : base + injected.endMs();
+                String note = "rank " + injected.rank() + "'s link limited to " + injected.rate() + " (tc)";
+                out.add(incident(Incident.TOLERATE, "STRAGGLER", simulated, node, at, end, null, note));
+                out.add(new Incident("LINK_DEGRADED", Incident.TOLERATE, simulated.uid(), job.name(), node, DEVICE, 1,
+                        at, end, note, null));
+                continue;
+            }
+            long longest = pauses.stream().filter(p -> p[1] <= injected.atMs()).mapToLong(p -> p[1] - p[0]).max()
+                    .orElse(0);
+            long deadline = Math.max(HANG_DEADLINE_MS, 2 * longest);
+            String what = injected.note() != null ? injected.note() : "rank " + injected.rank() + " "
+                    + (injected.kind().equals(NcclTrace.Injected.HANG) ? "hung (SIGSTOP)" : "crashed (SIGKILL)");
+            String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s";
+            out.add(incident(form == Form.RDMA ? Incident.ALERT : Incident.TOLERATE, "STALLED_SYNC", simulated, null,
+                    at, null, form == Form.RDMA ? deadline : null, note));
+            out.add(incident(Incident.TOLERATE, "STRAGGLER", simulated, null, at, null, null,
+                    "the ranks' traffic as the job stops"));
+        }
+        return out;
+    }
+
+    private static Incident incident(String expect, String type, SimulatedJob job, String node, long onset, Long end,
+                                     Long maxLatencyMs, String note) {
+        return new Incident(type, expect, job.uid(), job.name(), node, null, null, onset, end, note, maxLatencyMs);
+    }
+
+    /**
+     * The job-wide quiet periods longer than {@link #PAUSE_MS} after its training started, [start, end) in ms from
+     * the trace's start, read at the trace's own resolution: every rank sent less than {@link #QUIET_BYTES_PER_SEC}.
+     * A quiet that lasts until the trace's end is not a pause (nothing recovered).
+     */
+    static List<long[]> pauses(NcclTrace trace, String job, long from) {
+        List<NcclTrace.RankKey> ranks = trace.ranks(job);
+        List<NcclTrace.CounterRow> reference = trace.counters().get(ranks.get(0));
+        List<long[]> out = new ArrayList<>();
+        Long quietSince = null;
+        for (int i = 1; i < reference.size(); i++) {
+            long t0 = reference.get(i - 1).tMs();
+            long t1 = reference.get(i).tMs();
+            if (t1 <= from) {
+                continue;
+            }
+            boolean quiet = true;
+            for (NcclTrace.RankKey rank : ranks) {
+                long sent = trace.bytesAt(rank, t1)[0] - trace.bytesAt(rank, t0)[0];
+                if (sent * 1000.0 / (t1 - t0) >= QUIET_BYTES_PER_SEC) {
+                    quiet = false;
+                    break;
+                }
+            }
+            if (quiet && quietSince == null) {
+                quietSince = t0;
+            } else if (!quiet && quietSince != null) {
+                if (t0 - quietSince > PAUSE_MS) {
+                    out.add(new long[] {quietSince, t0});
+                }
+                quietSince = null;
+            }
+        }
+        return out;
+    }
+
+    private static PortSample portSample(String node, long ts, long intervalMs, Double tx, Double rx) {
+        NicDriver driver = NicDriver.ofDevice(DEVICE);
+        return new PortSample(PortSample.VERSION, node, DEVICE, 1, ts, intervalMs, PortSample.SOURCE_SYSFS, "ACTIVE",
+                "LinkUp", driver.linkLayer(), LINK_BYTES_PER_SEC, tx, rx, packets(tx, RDMA_MTU),
+                packets(rx, RDMA_MTU), Map.of(), Map.<String, Long>of());
+    }
+
+    private static HostIfaceSample hostSample(String node, long ts, long intervalMs, Double tx, Double rx,
+                                              boolean first, SplittableRandom random) {
+        if (first) {
+            return new HostIfaceSample(HostIfaceSample.VERSION, node, ScenarioRecorder.HOST_IFACE, ts, intervalMs,
+                    null, null, null, null, Map.of());
+        }
+        double txRate = HOST_BASELINE_BYTES_PER_SEC * (0.5 + random.nextDouble()) + (tx == null ? 0 : tx);
+        double rxRate = HOST_BASELINE_BYTES_PER_SEC * (0.5 + random.nextDouble()) + (rx == null ? 0 : rx);
+        return new HostIfaceSample(HostIfaceSample.VERSION, node, ScenarioRecorder.HOST_IFACE, ts, intervalMs, txRate,
+                rxRate, packets(txRate, ETH_MTU), packets(rxRate, ETH_MTU), Map.of());
+    }
+
+    private static Double packets(Double bytesPerSec, long mtu) {
+        return bytesPerSec == null ? null : Math.ceil(bytesPerSec / mtu);
+    }
+}
