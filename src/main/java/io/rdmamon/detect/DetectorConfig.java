@@ -22,10 +22,10 @@ import io.rdmamon.model.CounterClass;
  */
 public final class DetectorConfig {
     public static final String STALL_MIN_QUIET_CONFIG = "streams.stall.min.quiet.ms";
-    public static final long DEFAULT_STALL_MIN_QUIET = 8_000;
+    public static final long DEFAULT_STALL_MIN_QUIET = 5_000;
     private static final String STALL_MIN_QUIET_DOC = "Shortest job-wide quiet reported as STALLED_SYNC. A job whose "
-            + "normal gaps are sub-second is flagged this long after its last traffic (8 s: detectedAt about 9 s "
-            + "after the hang at 1 Hz sampling).";
+            + "normal gaps are sub-second is flagged this long after its last traffic (5 s: detectedAt 5.5-7 s "
+            + "after the hang at 1 Hz sampling, on real NCCL traces).";
     public static final String STALL_GAP_MULTIPLIER_CONFIG = "streams.stall.gap.multiplier";
     public static final double DEFAULT_STALL_GAP_MULTIPLIER = 3.0;
     private static final String STALL_GAP_MULTIPLIER_DOC = "A stall is a quiet this many times longer than the job's "
@@ -71,13 +71,10 @@ public final class DetectorConfig {
             + "checkpoint hint.";
     public static final String STALL_PAUSE_MULTIPLIER_CONFIG = "streams.stall.pause.multiplier";
     public static final double DEFAULT_STALL_PAUSE_MULTIPLIER = 1.5;
-    private static final String STALL_PAUSE_MULTIPLIER_DOC = "Learned periodic pauses (checkpoints, evaluations "
-            + "seen at least twice at a regular period) excuse a quiet that starts when the next one is due and "
-            + "lasts up to this multiple of the longest such pause.";
-    public static final String STALL_PAUSE_TOLERANCE_CONFIG = "streams.stall.pause.tolerance.fraction";
-    public static final double DEFAULT_STALL_PAUSE_TOLERANCE = 0.2;
-    private static final String STALL_PAUSE_TOLERANCE_DOC = "How far (fraction of the learned period) a pause may "
-            + "start from its due time: period 30 min, 0.2 gives +-6 min.";
+    private static final String STALL_PAUSE_MULTIPLIER_DOC = "Once a job went quiet for longer than its threshold "
+            + "and resumed by itself (an evaluation pass, a checkpoint: the first such pause may fire), a quiet of up "
+            + "to this multiple of the longest such pause stays silent; a hang after it is flagged within about 2 x "
+            + "that pause.";
     public static final String STALL_STALE_CONFIG = "streams.stall.stale.ms";
     public static final long DEFAULT_STALL_STALE = 5_000;
     private static final String STALL_STALE_DOC = "A node of the job whose samples are this much older than the "
@@ -174,9 +171,10 @@ public final class DetectorConfig {
             + "in event-time windows of this length (20 s).";
     public static final String FALLBACK_WINDOWS_CONFIG = "streams.tcp.fallback.windows";
     public static final int DEFAULT_FALLBACK_WINDOWS = 3;
-    private static final String FALLBACK_WINDOWS_DOC = "...and fires after this many consecutive windows that look "
-            + "like training over TCP (3 x 20 s: flagged 65-90 s after the traffic moved to the host network; a job "
-            + "on TCP from its start, with 45 s of NCCL init, about 105 s after it went Running).";
+    private static final String FALLBACK_WINDOWS_DOC = "...and fires after this many windows that look like training "
+            + "over TCP, consecutive but for windows with too little traffic to tell (pauses); a window where RDMA "
+            + "carries the job's traffic, or a busy host interface is one-sided, starts the count again (3 x 20 s: "
+            + "flagged 56-80 s after training began over sockets on real NCCL traces).";
     public static final String FALLBACK_RDMA_SHARE_CONFIG = "streams.tcp.fallback.rdma.share.max";
     public static final double DEFAULT_FALLBACK_RDMA_SHARE = 0.05;
     private static final String FALLBACK_RDMA_SHARE_DOC = "RDMA is near idle in a window when its bytes are at most "
@@ -189,17 +187,19 @@ public final class DetectorConfig {
     public static final String FALLBACK_HOST_RISE_FACTOR_CONFIG = "streams.tcp.fallback.host.rise.factor";
     public static final double DEFAULT_FALLBACK_HOST_RISE_FACTOR = 5.0;
     private static final String FALLBACK_HOST_RISE_FACTOR_DOC = "...and at least this multiple of the interface's own "
-            + "background: the lowest window mean it showed for the job so far in windows that did not look like "
-            + "training over TCP (NCCL init, training over RDMA); none yet, no such condition.";
+            + "background: the lowest rate one of its samples showed for the job so far in windows that did not look "
+            + "like training over TCP and in which RDMA carried the job's traffic or the interface was not busy "
+            + "(NCCL init, training over RDMA); none yet, no such condition.";
     public static final String FALLBACK_SYMMETRY_CONFIG = "streams.tcp.fallback.symmetry.min";
     public static final double DEFAULT_FALLBACK_SYMMETRY = 0.5;
     private static final String FALLBACK_SYMMETRY_DOC = "...and roughly symmetric: min(tx, rx) / max(tx, rx) at least "
             + "this. Collectives send and receive alike; data loading (mostly rx) and checkpoints (mostly tx) do not.";
     public static final String FALLBACK_BUSY_FRACTION_CONFIG = "streams.tcp.fallback.busy.fraction";
-    public static final double DEFAULT_FALLBACK_BUSY_FRACTION = 0.5;
+    public static final double DEFAULT_FALLBACK_BUSY_FRACTION = 0.25;
     private static final String FALLBACK_BUSY_FRACTION_DOC = "...and sustained: at least this fraction of its "
-            + "samples in the window at or above streams.tcp.fallback.host.min.bytes.per.sec (bursts every iteration; "
-            + "a one-off transfer does not count).";
+            + "samples in the window at or above streams.tcp.fallback.host.min.bytes.per.sec (bursts every iteration, "
+            + "or training that began or paused part way through the window; a transfer of a few seconds does not "
+            + "count).";
     public static final String FALLBACK_NODES_FRACTION_CONFIG = "streams.tcp.fallback.nodes.fraction";
     public static final double DEFAULT_FALLBACK_NODES_FRACTION = 0.5;
     private static final String FALLBACK_NODES_FRACTION_DOC = "A window looks like training over TCP when at least "
@@ -265,8 +265,6 @@ public final class DetectorConfig {
                         Importance.LOW, STALL_HOST_MIN_BYTES_DOC)
                 .define(STALL_PAUSE_MULTIPLIER_CONFIG, Type.DOUBLE, DEFAULT_STALL_PAUSE_MULTIPLIER,
                         Range.between(1, 10), Importance.LOW, STALL_PAUSE_MULTIPLIER_DOC)
-                .define(STALL_PAUSE_TOLERANCE_CONFIG, Type.DOUBLE, DEFAULT_STALL_PAUSE_TOLERANCE,
-                        Range.between(0, 0.5), Importance.LOW, STALL_PAUSE_TOLERANCE_DOC)
                 .define(STALL_STALE_CONFIG, Type.LONG, DEFAULT_STALL_STALE, Range.atLeast(1_000), Importance.LOW,
                         STALL_STALE_DOC)
                 .define(STRAGGLER_MIN_BYTES_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MIN_BYTES, Range.atLeast(0),
@@ -372,10 +370,6 @@ public final class DetectorConfig {
 
     public double stallPauseMultiplier() {
         return doubleOf(STALL_PAUSE_MULTIPLIER_CONFIG);
-    }
-
-    public double stallPauseTolerance() {
-        return doubleOf(STALL_PAUSE_TOLERANCE_CONFIG);
     }
 
     public long stallStaleMs() {

@@ -30,7 +30,10 @@ final class FallbackState {
     TreeMap<Long, Window> open = new TreeMap<>();
     /** End of the last judged window: later samples for it are left out. */
     long judgedUntil = Long.MIN_VALUE;
-    /** node/iface → its lowest window mean (tx+rx) so far: its own background. */
+    /**
+     * node/iface → its background: the lowest rate (tx+rx) one of its samples showed so far in windows that can teach
+     * it ({@link TcpFallbackDetector}).
+     */
     Map<String, Double> hostBackground = new TreeMap<>();
     /** Consecutive windows that looked like training over TCP, and when the first of them began. */
     int fallbackWindows;
@@ -73,6 +76,8 @@ final class FallbackState {
         long ms;
         int samples;
         int busySamples;
+        /** The lowest tx+rx rate of a sample in the window. */
+        double minPerSec = Double.MAX_VALUE;
 
         double txPerSec() {
             return ms == 0 ? 0 : txBytes * 1000.0 / ms;

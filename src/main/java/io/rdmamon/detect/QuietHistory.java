@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * What a job's quiet periods looked like so far: its ordinary gaps between bursts (compute, gradient accumulation,
  * pipeline bubbles) and its long pauses (checkpoints, evaluations, anything that outlasted the stall threshold). The
- * gaps set the job's own stall threshold; pauses that recur at a regular period excuse the next one when it is due.
+ * gaps set the job's own stall threshold; a pause the job resumed from by itself excuses later quiet up to a multiple
+ * of its length.
  */
 @JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE,
         isGetterVisibility = Visibility.NONE)
@@ -17,7 +18,7 @@ final class QuietHistory {
     static final int MAX_GAPS = 64;
     static final int MAX_PAUSES = 8;
 
-    /** A long quiet period: when it began and how long it lasted (ms). */
+    /** A long quiet period: when it began (-1: not known) and how long it lasted (ms). */
     record Pause(long start, long length) {
     }
 
@@ -47,6 +48,18 @@ final class QuietHistory {
         }
     }
 
+    /**
+     * Gaps of at least {@code minLength} that were learned fewer than {@code recurring} times become pauses (of
+     * unknown start): a quiet that long which does not recur is not the job's rhythm.
+     */
+    void pausesFromRareGaps(long minLength, int recurring) {
+        List<Long> rare = gaps.stream().filter(g -> g >= minLength).toList();
+        if (!rare.isEmpty() && rare.size() < recurring) {
+            gaps.removeIf(g -> g >= minLength);
+            rare.forEach(g -> addPause(-1, g));
+        }
+    }
+
     void addPause(long start, long length) {
         pauses.add(new Pause(start, length));
         if (pauses.size() > MAX_PAUSES) {
@@ -66,23 +79,17 @@ final class QuietHistory {
     }
 
     /**
-     * True when a quiet that began at {@code start} and has lasted {@code quietFor} looks like the job's periodic
-     * pause: at least two pauses seen, the period between the last two repeats, this one began within
-     * {@code tolerance} × period of when the next was due, and it has not outlasted {@code multiplier} × the longest
-     * learned pause.
+     * True when a quiet that has lasted {@code quietFor} looks like one of the job's own pauses: the job went quiet for
+     * long before and resumed by itself (an evaluation pass, a checkpoint), and this quiet has not outlasted
+     * {@code multiplier} × the longest such pause. Real jobs pause at irregular times (evaluation and checkpoint
+     * periods count training steps, not seconds, and drift), so when is not asked, only how long.
      */
-    boolean predictsPause(long start, long quietFor, double multiplier, double tolerance) {
-        if (pauses.size() < 2) {
-            return false;
-        }
-        Pause last = pauses.get(pauses.size() - 1);
-        long period = last.start() - pauses.get(pauses.size() - 2).start();
-        if (period <= 0) {
-            return false;
-        }
-        long periods = Math.max(1, Math.round((double) (start - last.start()) / period));
-        long due = last.start() + periods * period;
-        long longest = pauses.stream().mapToLong(Pause::length).max().orElse(0);
-        return Math.abs(start - due) <= tolerance * period && quietFor <= multiplier * longest;
+    boolean excusedAsPause(long quietFor, double multiplier) {
+        return !pauses.isEmpty() && quietFor <= multiplier * longestPause();
+    }
+
+    /** The longest pause the job resumed from by itself, 0 before any. */
+    long longestPause() {
+        return pauses.stream().mapToLong(Pause::length).max().orElse(0);
     }
 }

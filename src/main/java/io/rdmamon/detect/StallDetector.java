@@ -27,7 +27,9 @@ import java.util.Map;
  *       resolve at {@code updatedAt}, later samples no longer join the job);</li>
  *   <li>during a checkpoint or data-loading pause: a host interface of the job's nodes busy while RDMA is quiet
  *       restarts the quiet clock;</li>
- *   <li>during a learned periodic pause (checkpoints or evaluations seen twice at a regular period);</li>
+ *   <li>during a quiet no longer than {@code pause.multiplier} × the longest pause the job resumed from by itself
+ *       (an evaluation pass or checkpoint: the first such pause may fire, the alert says so; the later ones do
+ *       not);</li>
  *   <li>when collectors went silent: a node whose samples stopped around the quiet makes it unknown, not quiet;</li>
  *   <li>from estimates: ports of devices shared with another Running job are not used at all.</li>
  * </ul>
@@ -35,6 +37,8 @@ import java.util.Map;
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
     static final long BUCKET_MS = 1_000;
+    /** Gaps this long recur at least this often in a warm-up when they are the job's rhythm. */
+    static final int RECURRING_GAPS = 3;
     private static final double BASELINE_ALPHA = 0.05;
     private static final double HOST_ALPHA = 0.1;
     private static final long FORGET_ENDED_MS = 3_600_000;
@@ -222,6 +226,9 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
                 return;
             }
             s.phase = Phase.ACTIVE;
+            // a long quiet seen once or twice while warming up was an evaluation pass or checkpoint, not the job's
+            // rhythm: as a gap it would set a threshold of three times its length
+            s.history.pausesFromRareGaps(cfg.stallMinQuietMs(), RECURRING_GAPS);
         }
         if (s.phase == Phase.STALLED) {
             return;
@@ -233,8 +240,8 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         }
         long since = s.hostHintAt != null && s.hostHintAt > s.lastActiveAt ? s.hostHintAt : s.lastActiveAt;
         long threshold = threshold(s);
-        if (s.now - since < threshold || collectorsSilent(s) || s.history.predictsPause(s.lastActiveAt, quietFor,
-                cfg.stallPauseMultiplier(), cfg.stallPauseTolerance())) {
+        if (s.now - since < threshold || collectorsSilent(s)
+                || s.history.excusedAsPause(quietFor, cfg.stallPauseMultiplier())) {
             s.phase = Phase.SUSPECT;
             return;
         }
@@ -251,10 +258,17 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         labels.put("thresholdSeconds", String.valueOf(threshold / 1000));
         labels.put("normalGapMs", normalGap == null ? "sub-interval" : String.valueOf(normalGap));
         labels.put("nodes", String.valueOf(s.nodeLastSeen.size()));
+        long longestPause = s.history.longestPause();
+        labels.put("longestPauseMs", String.valueOf(longestPause));
         String summary = "job " + s.job + (s.namespace == null ? "" : " (" + s.namespace + ")")
                 + ": RDMA traffic stopped on (nearly) all its ports for " + (s.now - since) / 1000 + " s; its normal"
                 + " gaps are " + (normalGap == null ? "under the sampling interval" : normalGap + " ms")
-                + " (threshold " + threshold / 1000 + " s): gradient sync looks stalled";
+                + " (threshold " + threshold / 1000 + " s): gradient sync looks stalled"
+                + (longestPause == 0 ? ". The job has not paused this long before: if this is an evaluation pass or a"
+                        + " checkpoint, the alert resolves when it resumes, and its later pauses of this length stay"
+                        + " silent"
+                        : ", longer than " + cfg.stallPauseMultiplier() + " x the longest pause it resumed from by"
+                        + " itself (" + String.format(java.util.Locale.ROOT, "%.1f", longestPause / 1000.0) + " s)");
         return new Condition(since, Condition.CRITICAL, summary, labels);
     }
 

@@ -25,8 +25,10 @@ import java.util.TreeSet;
  * training over TCP when the RDMA share of the job's bytes is at most {@code rdma.share.max} and at least
  * {@code nodes.fraction} of its nodes have a host interface that is busy ({@code host.min.bytes.per.sec}),
  * {@code host.rise.factor} above its background, symmetric ({@code symmetry.min}) and sustained
- * ({@code busy.fraction} of its samples). {@code windows} such windows in a row fire; the first later window in
- * which RDMA carries the traffic again resolves it. That keeps it silent for:
+ * ({@code busy.fraction} of its samples). {@code windows} such windows fire, in a row but for windows with too
+ * little traffic to say (a pause, part of one): only a window in which RDMA carries the job's traffic or a busy host
+ * interface is one-sided starts the count again. The first later window in which RDMA carries the traffic again
+ * resolves it. That keeps it silent for:
  * <ul>
  *   <li>an RDMA job that also loads data (mostly rx) or writes checkpoints (mostly tx) over eth0: the RDMA share is
  *       high, and the host traffic one-sided;</li>
@@ -153,6 +155,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
         sums.rxBytes += h.rxBytesPerSec() * h.intervalMs() / 1000.0;
         sums.ms += h.intervalMs();
         sums.samples++;
+        sums.minPerSec = Math.min(sums.minPerSec, h.txBytesPerSec() + h.rxBytesPerSec());
         if (h.txBytesPerSec() + h.rxBytesPerSec() >= cfg.fallbackHostMinBytesPerSec()) {
             sums.busySamples++;
         }
@@ -191,11 +194,16 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
         boolean overTcp = share <= cfg.fallbackRdmaShareMax() && !trainingNodes.isEmpty()
                 && trainingNodes.size() >= cfg.fallbackNodesFraction() * nodes.size();
         if (!overTcp) {
-            // background is learned only where the job did not look like it trained over TCP: when monitoring starts
-            // on a job already on TCP, its gradient traffic must not become its background
+            // The background is what an interface carries between the job's bursts: the lowest rate of its samples,
+            // not the window's mean, so that a window in which training over TCP began part way (NCCL init, then the
+            // first iterations) does not teach a background every later window must rise five-fold above. Learned
+            // only where the job did not look like it trained over TCP, and not from an interface that was busy
+            // while RDMA was idle: when monitoring starts on a job already on TCP, its gradient traffic is no
+            // background.
+            boolean rdmaCarried = share > cfg.fallbackRdmaShareMax();
             w.hosts.forEach((key, h) -> {
-                if (h.ms >= windowMs / 2) {
-                    s.hostBackground.merge(key, h.perSec(), Math::min);
+                if (h.ms >= windowMs / 2 && (rdmaCarried || h.perSec() < cfg.fallbackHostMinBytesPerSec())) {
+                    s.hostBackground.merge(key, h.minPerSec, Math::min);
                 }
             });
         }
@@ -209,8 +217,16 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
             return;
         }
         if (!overTcp) {
-            s.fallbackWindows = 0;
-            s.fallbackSince = null;
+            // Only a window that shows the job training another way ends the run: RDMA carrying its traffic, or a
+            // busy host interface that is one-sided (data loading, a checkpoint upload). A window with too little
+            // traffic to say (an evaluation pass or checkpoint of a job on TCP, part of one) leaves the run as it is,
+            // so that a job pausing every minute is still flagged.
+            if (rdma >= cfg.fallbackHostMinBytesPerSec() && share > cfg.fallbackRdmaShareMax()
+                    || w.hosts.values().stream().anyMatch(h -> h.perSec() >= cfg.fallbackHostMinBytesPerSec()
+                    && !symmetric(h))) {
+                s.fallbackWindows = 0;
+                s.fallbackSince = null;
+            }
             return;
         }
         s.fallbackWindows++;
@@ -227,12 +243,16 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
     /** Busy, well above its own background, symmetric and sustained: a collective's traffic, not a transfer. */
     private boolean trainingShaped(FallbackState.Host h, Double background) {
         double rate = h.perSec();
-        double low = Math.min(h.txPerSec(), h.rxPerSec());
-        double high = Math.max(h.txPerSec(), h.rxPerSec());
         return rate >= cfg.fallbackHostMinBytesPerSec()
                 && (background == null || rate >= cfg.fallbackHostRiseFactor() * background)
-                && high > 0 && low / high >= cfg.fallbackSymmetryMin()
-                && h.busySamples >= cfg.fallbackBusyFraction() * h.samples;
+                && symmetric(h) && h.busySamples >= cfg.fallbackBusyFraction() * h.samples;
+    }
+
+    /** Sent and received alike, as a collective's traffic. */
+    private boolean symmetric(FallbackState.Host h) {
+        double low = Math.min(h.txPerSec(), h.rxPerSec());
+        double high = Math.max(h.txPerSec(), h.rxPerSec());
+        return high > 0 && low / high >= cfg.fallbackSymmetryMin();
     }
 
     private Condition condition(FallbackState s, FallbackState.Window w, double share, double host,

@@ -98,6 +98,36 @@ class TcpFallbackDetectorTest {
     }
 
     @Test
+    void shouldFlagJobWhoseTrainingOverTcpBeganLateInAWindow() {
+        // the window [20 s, 40 s) holds NCCL init and 4 s of a fast start: not training-shaped yet, and busy: it must not
+        // become the background the later windows have to rise five-fold above (real traces missed it so)
+        // Running 12 s into the first window: the first window the job covers enough of is [20 s, 40 s)
+        sim.record(sim.job("uid-a", NODES, DEVICES).trains(Long.MAX_VALUE, Long.MAX_VALUE), JobRecord.RUNNING,
+                T0 + 12_000);
+        NODES.forEach(n -> sim.hostBurst(n, T0 + 36_000, T0 + 40_000, 2 * TCP_EACH_WAY, 2 * TCP_EACH_WAY));
+        overTcp(T0 + 40_000, FOREVER);
+
+        assertThat(run(T0 + 4 * MIN)).singleElement().satisfies(a -> {
+            assertThat(a.type()).isEqualTo(Alert.TCP_FALLBACK);
+            assertThat(a.detectedAt() - (T0 + 36_000)).isLessThanOrEqualTo(90_000);
+        });
+    }
+
+    @Test
+    void shouldFlagJobOnTcpThatPausesEveryOtherWindow() {
+        // 20 s of training over TCP, 20 s of evaluation, and so on: the windows of a pause say nothing either way
+        runningJob(Long.MAX_VALUE, Long.MAX_VALUE);
+        for (long from = T0 + 38_000; from < T0 + 4 * MIN; from += 40_000) {
+            overTcp(from, from + 20_000);
+        }
+
+        assertThat(run(T0 + 4 * MIN)).singleElement().satisfies(a -> {
+            assertThat(a.type()).isEqualTo(Alert.TCP_FALLBACK);
+            assertThat(a.detectedAt() - (T0 + 38_000)).isLessThanOrEqualTo(130_000);
+        });
+    }
+
+    @Test
     void shouldFlagSwitchToTcpMidJobAndResolveWhenRdmaCarriesTheTrafficAgain() {
         long switchAt = T0 + 5 * MIN;
         long backAt = T0 + 10 * MIN;
