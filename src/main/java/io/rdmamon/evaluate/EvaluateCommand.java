@@ -1,10 +1,7 @@
 package io.rdmamon.evaluate;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.config.Durations;
 import io.rdmamon.model.Json;
-import io.rdmamon.replay.Replayer;
-import io.rdmamon.replay.StreamsReplay;
 import io.rdmamon.replay.StreamsSettings;
 import io.rdmamon.streams.StreamsAppConfig;
 import picocli.CommandLine.Command;
@@ -60,10 +57,7 @@ public final class EvaluateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no scenario folders (with truth.json and samples.jsonl) under "
                     + scenarios);
         }
-        ScenarioEvaluator evaluator = new ScenarioEvaluator(
-                () -> StreamsReplay.replayer(appConfig, Replayer.Order.ARRIVAL, new SimpleMeterRegistry()),
-                StreamsReplay.topics(appConfig), new IncidentMatcher(slack.toMillis()), threads);
-        EvaluationReport report = evaluator.evaluate(dirs);
+        EvaluationReport report = ScenarioEvaluator.of(appConfig, slack.toMillis(), threads).evaluate(dirs);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(report));

@@ -1,12 +1,15 @@
 package io.rdmamon.evaluate;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.replay.InputKind;
 import io.rdmamon.replay.ReplayTopics;
 import io.rdmamon.replay.Replayer;
+import io.rdmamon.replay.StreamsReplay;
 import io.rdmamon.scenario.GroundTruth;
 import io.rdmamon.scenario.ScenarioFiles;
+import io.rdmamon.streams.StreamsAppConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +54,13 @@ public final class ScenarioEvaluator {
     }
 
     /** The scenario folders directly under {@code root}, by name; {@code root} itself if it is one. */
+    /** Replays through the stream app's topology with {@code config}, in arrival order, {@code threads} at once. */
+    public static ScenarioEvaluator of(StreamsAppConfig config, long slackMs, int threads) {
+        return new ScenarioEvaluator(
+                () -> StreamsReplay.replayer(config, Replayer.Order.ARRIVAL, new SimpleMeterRegistry()),
+                StreamsReplay.topics(config), new IncidentMatcher(slackMs), threads);
+    }
+
     public static List<Path> scenarioDirs(Path root) throws IOException {
         if (ScenarioFiles.isScenario(root)) {
             return List.of(root);

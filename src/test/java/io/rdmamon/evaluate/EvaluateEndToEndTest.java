@@ -1,11 +1,9 @@
 package io.rdmamon.evaluate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.cli.Main;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
-import io.rdmamon.replay.Replayer;
 import io.rdmamon.replay.StreamsReplay;
 import io.rdmamon.scenario.ScenarioCatalog;
 import io.rdmamon.scenario.ScenarioFiles;
@@ -42,10 +40,7 @@ class EvaluateEndToEndTest {
             ScenarioFiles.write(ScenarioRecorder.record(ScenarioCatalog.get(name, 1)), root.resolve(name));
         }
         StreamsAppConfig config = StreamsReplay.config(null, Map.of(), Map.of());
-        ScenarioEvaluator evaluator = new ScenarioEvaluator(
-                () -> StreamsReplay.replayer(config, Replayer.Order.ARRIVAL, new SimpleMeterRegistry()),
-                StreamsReplay.topics(config), new IncidentMatcher(60_000), 2);
-        report = evaluator.evaluate(ScenarioEvaluator.scenarioDirs(root));
+        report = ScenarioEvaluator.of(config, 60_000, 2).evaluate(ScenarioEvaluator.scenarioDirs(root));
     }
 
     @Test

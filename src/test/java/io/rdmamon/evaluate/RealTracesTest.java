@@ -1,8 +1,6 @@
 package io.rdmamon.evaluate;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.Alert;
-import io.rdmamon.replay.Replayer;
 import io.rdmamon.replay.StreamsReplay;
 import io.rdmamon.scenario.NcclTrace;
 import io.rdmamon.scenario.ScenarioFiles;
@@ -52,10 +50,7 @@ class RealTracesTest {
             }
         }
         StreamsAppConfig config = StreamsReplay.config(null, Map.of(), Map.of());
-        ScenarioEvaluator evaluator = new ScenarioEvaluator(
-                () -> StreamsReplay.replayer(config, Replayer.Order.ARRIVAL, new SimpleMeterRegistry()),
-                StreamsReplay.topics(config), new IncidentMatcher(60_000), 2);
-        report = evaluator.evaluate(ScenarioEvaluator.scenarioDirs(root));
+        report = ScenarioEvaluator.of(config, 60_000, 2).evaluate(ScenarioEvaluator.scenarioDirs(root));
     }
 
     @Test
