@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntToLongFunction;
 
 /**
  * Runs {@link RdmamonTopology} in a {@link TopologyTestDriver} the way a replay does: records in event-time order,
@@ -76,14 +77,24 @@ public final class TopologyHarness implements AutoCloseable {
 
     /** As {@link #feed(List)}, each record processed {@code lateByMs} after its timestamp (a backlog). */
     public TopologyHarness feed(List<TrainingTraffic.Event> events, long lateByMs) {
-        for (TrainingTraffic.Event e : events) {
+        return feed(events, lateByMs, i -> events.get(i).ts());
+    }
+
+    /**
+     * As {@link #feed(List, long)}, the {@code i}-th record with the record timestamp {@code recordTimestamp(i)}
+     * instead of its own time (a producer that stamps the time of sending, a LogAppendTime topic).
+     */
+    public TopologyHarness feed(List<TrainingTraffic.Event> events, long lateByMs, IntToLongFunction recordTimestamp) {
+        for (int i = 0; i < events.size(); i++) {
+            TrainingTraffic.Event e = events.get(i);
+            long timestamp = recordTimestamp.applyAsLong(i);
             advanceTo(e.ts() + lateByMs);
             if (e.port() != null) {
-                portSamples.pipeInput(e.port().key(), Json.toBytes(e.port()), e.ts());
+                portSamples.pipeInput(e.port().key(), Json.toBytes(e.port()), timestamp);
             } else if (e.host() != null) {
-                hostSamples.pipeInput(e.host().key(), Json.toBytes(e.host()), e.ts());
+                hostSamples.pipeInput(e.host().key(), Json.toBytes(e.host()), timestamp);
             } else {
-                jobs.pipeInput(e.job().uid(), Json.toBytes(e.job()), e.ts());
+                jobs.pipeInput(e.job().uid(), Json.toBytes(e.job()), timestamp);
             }
         }
         drain();

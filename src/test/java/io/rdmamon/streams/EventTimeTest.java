@@ -1,0 +1,61 @@
+package io.rdmamon.streams;
+
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.JobRecord;
+import io.rdmamon.testing.TopologyHarness;
+import io.rdmamon.testing.TrainingTraffic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntToLongFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Event time is the records' own: a sample's {@code ts}, a job record's {@code updatedAt}, whatever the record
+ * timestamp says. The same training traffic with a hang gives the same alerts and job-bandwidth windows when the
+ * records carry those times, the time they were sent (a generic producer, kcat, a bridge: a backlog sent months
+ * later in a few seconds) or the broker's append time.
+ */
+class EventTimeTest {
+    static final long T0 = 1_700_000_000_000L;
+    /** When the backlog was sent: 300 days after it was recorded. */
+    static final long SENT = T0 + 300L * 86_400_000;
+
+    @TempDir
+    Path stateDir;
+
+    private record Outputs(List<String> alerts, List<Long> windows) {
+    }
+
+    /** The outputs with the i-th record's timestamp {@code recordTimestamp(i)}, or its own time when null. */
+    private Outputs run(String name, IntToLongFunction recordTimestamp) {
+        TrainingTraffic sim = new TrainingTraffic();
+        long hang = T0 + 300_000;
+        TrainingTraffic.Job job = sim.job("uid-a", List.of("n1", "n2"), List.of("mlx5_0", "mlx5_1"))
+                .trains(T0 + 10_000, Long.MAX_VALUE).pause(hang, hang + 60_000);
+        sim.record(job, JobRecord.RUNNING, T0);
+        List<TrainingTraffic.Event> events = sim.run(T0, hang + 120_000);
+        try (TopologyHarness h = new TopologyHarness(stateDir.resolve(name), T0, Map.of())) {
+            h.feed(events, 0, recordTimestamp == null ? i -> events.get(i).ts() : recordTimestamp);
+            return new Outputs(h.alerts.stream().map(a -> a.type() + " " + a.status() + " " + a.startsAt() + " "
+                    + a.detectedAt()).toList(), h.bandwidth.stream().map(JobBandwidth::windowStart).toList());
+        }
+    }
+
+    @Test
+    void shouldGiveTheSameAlertsAndWindowsWhateverTheRecordTimestamps() {
+        Outputs own = run("own", null);
+        Outputs sent = run("sent", i -> SENT + i / 100);
+        Outputs appended = run("appended", i -> SENT);
+
+        assertThat(own.alerts()).anyMatch(a -> a.startsWith(Alert.STALLED_SYNC + " " + Alert.FIRING));
+        assertThat(own.windows()).hasSizeGreaterThan(30);
+        assertThat(sent).isEqualTo(own);
+        assertThat(appended).isEqualTo(own);
+    }
+}
