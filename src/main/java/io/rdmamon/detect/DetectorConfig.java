@@ -70,7 +70,7 @@ public final class DetectorConfig {
     private static final String STALL_HOST_MIN_BYTES_DOC = "Smallest host-interface rate (tx+rx) that counts as a "
             + "checkpoint hint.";
     public static final String STALL_PAUSE_MULTIPLIER_CONFIG = "streams.stall.pause.multiplier";
-    public static final double DEFAULT_STALL_PAUSE_MULTIPLIER = 1.5;
+    public static final double DEFAULT_STALL_PAUSE_MULTIPLIER = 1.7;
     private static final String STALL_PAUSE_MULTIPLIER_DOC = "Once a job went quiet for longer than its threshold "
             + "and resumed by itself (an evaluation pass, a checkpoint: the first such pause may fire), a quiet of up "
             + "to this multiple of the longest such pause stays silent; a hang after it is flagged within about 2 x "
