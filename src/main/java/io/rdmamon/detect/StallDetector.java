@@ -240,8 +240,10 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         }
         long since = s.hostHintAt != null && s.hostHintAt > s.lastActiveAt ? s.hostHintAt : s.lastActiveAt;
         long threshold = threshold(s);
+        // quiet since the job's last traffic anywhere: once its collectives moved to eth0 (a TCP fallback), RDMA stays
+        // quiet for good and the host interfaces are where a pause, or a hang, shows
         if (s.now - since < threshold || collectorsSilent(s)
-                || s.history.excusedAsPause(quietFor, cfg.stallPauseMultiplier())) {
+                || s.history.excusedAsPause(s.now - since, cfg.stallPauseMultiplier())) {
             s.phase = Phase.SUSPECT;
             return;
         }

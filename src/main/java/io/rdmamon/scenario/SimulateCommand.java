@@ -41,8 +41,8 @@ public final class SimulateCommand implements Callable<Integer> {
     Path fromTrace;
 
     @Option(names = "--form", split = ",", defaultValue = "rdma,tcp", description = "With --from-trace: rdma (the"
-            + " ranks' bytes on RDMA ports) and/or tcp (the same bytes on eth0, RDMA idle: NCCL fell back to"
-            + " sockets). Default ${DEFAULT-VALUE}.")
+            + " ranks' bytes on RDMA ports), tcp (the same bytes on eth0, RDMA idle: NCCL fell back to sockets)"
+            + " and/or switch (RDMA for the first half of the trace, eth0 for the second). Default ${DEFAULT-VALUE}.")
     List<String> forms;
 
     @Option(names = "--phases", split = ",", defaultValue = "0",

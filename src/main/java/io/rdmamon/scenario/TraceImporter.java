@@ -16,13 +16,15 @@ import java.util.SplittableRandom;
  * truth, so that {@code rdmamon evaluate} scores the detectors on real traffic. Each rank becomes a node
  * ({@code gpu-node-N}) with one 200 Gb/s RoCE NIC ({@code mlx5_0}) and {@code eth0}. {@link Form#RDMA}: the rank's
  * bytes on the RDMA port; {@link Form#TCP}: the same bytes on {@code eth0} and the RDMA port idle, as when NCCL fell
- * back to its socket transport. Each node's collector samples once a second at the sampling phase plus a stagger of
+ * back to its socket transport; {@link Form#SWITCH}: on the RDMA port for the first half of the trace, on eth0 for the
+ * second (NCCL fell back mid-job, e.g. after a restart on a node without its RDMA device). Each node's collector samples once a second at the sampling phase plus a stagger of
  * its own, each read up to {@code jitterMs} late; its rates come from the trace's 10 Hz counters at those instants.
  *
  * <p>Ground truth: a hung or crashed rank is a STALLED_SYNC of its job (RDMA form), to be flagged within
  * {@link #HANG_DEADLINE_MS} or twice the longest pause the job had recovered from by itself, whichever is longer.
  * A job's first long pause may be flagged (tolerated): traffic alone cannot tell it from a hang. In the TCP form every
- * job is a TCP_FALLBACK from its training start, to be flagged within {@link #FALLBACK_DEADLINE_MS}. A rate-limited link
+ * job is a TCP_FALLBACK from its training start (in the switch form from the switch), to be flagged within
+ * {@link #FALLBACK_DEADLINE_MS}; a stall once on sockets may be flagged. A rate-limited link
  * may be flagged as degraded or its rank as a straggler. Anything else is a false positive.
  */
 public final class TraceImporter {
@@ -48,7 +50,7 @@ public final class TraceImporter {
     private static final long POD_EXIT_MS = 3_000;
 
     public enum Form {
-        RDMA, TCP;
+        RDMA, TCP, SWITCH;
 
         public static Form of(String label) {
             for (Form form : values()) {
@@ -56,7 +58,7 @@ public final class TraceImporter {
                     return form;
                 }
             }
-            throw new IllegalArgumentException("--form takes rdma or tcp, got '" + label + "'");
+            throw new IllegalArgumentException("--form takes rdma, tcp or switch, got '" + label + "'");
         }
 
         public String label() {
@@ -108,7 +110,7 @@ public final class TraceImporter {
                     rx = (bytes[1] - prevBytes[1]) * 1000.0 / interval;
                 }
                 long ts = base + t;
-                boolean rdma = form == Form.RDMA;
+                boolean rdma = form == Form.RDMA || form == Form.SWITCH && t < switchAt(trace);
                 ports.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
                         portSample(node, ts, interval, rdma ? tx : zeroIfKnown(tx), rdma ? rx : zeroIfKnown(rx))));
                 hosts.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
@@ -138,6 +140,11 @@ public final class TraceImporter {
                 base + trace.meta().durationMs(), incidents);
         return new ScenarioRecorder.Recording(ScenarioRecorder.inArrivalOrder(ports, PortSample::ts),
                 ScenarioRecorder.inArrivalOrder(hosts, HostIfaceSample::ts), jobs, truth);
+    }
+
+    /** Where the {@link Form#SWITCH} form moves the traffic from the RDMA port to eth0: half way through the trace. */
+    static long switchAt(NcclTrace trace) {
+        return trace.meta().durationMs() / 2;
     }
 
     private static String node(int index) {
@@ -172,11 +179,15 @@ public final class TraceImporter {
                 .filter(i -> i.job().equals(job.name()))
                 .filter(i -> i.kind().equals(NcclTrace.Injected.HANG) || i.kind().equals(NcclTrace.Injected.CRASH))
                 .findFirst().orElse(null);
-        if (form == Form.TCP) {
+        // from when the job's collectives run over sockets; in the switch form, a job that stopped before never does
+        long onTcp = form == Form.TCP ? trainStart : form == Form.SWITCH ? switchAt(trace) : Long.MAX_VALUE;
+        if (onTcp != Long.MAX_VALUE && (stop == null || stop.atMs() > onTcp)) {
             Long end = stop == null ? null : base + stop.atMs();
-            out.add(incident(Incident.ALERT, "TCP_FALLBACK", simulated, null, base + trainStart, end,
-                    FALLBACK_DEADLINE_MS, "NCCL trains over its socket transport on eth0 from "
-                            + (trainStart / 1000) + " s; the RDMA port stays idle"));
+            // a job that stops sooner than the deadline after it went on sockets gives too little to judge by
+            boolean judgeable = stop == null || stop.atMs() - onTcp >= FALLBACK_DEADLINE_MS;
+            out.add(incident(judgeable ? Incident.ALERT : Incident.TOLERATE, "TCP_FALLBACK", simulated, null,
+                    base + onTcp, end, judgeable ? FALLBACK_DEADLINE_MS : null, "NCCL's collectives run over its"
+                            + " socket transport on eth0 from " + (onTcp / 1000) + " s; the RDMA port idles from then"));
         }
         pauses.stream().filter(p -> p[1] - p[0] >= LONG_PAUSE_MS).findFirst().ifPresent(p ->
                 out.add(incident(Incident.TOLERATE, "STALLED_SYNC", simulated, null, base + p[0], base + p[1],
@@ -202,8 +213,10 @@ public final class TraceImporter {
             String what = injected.note() != null ? injected.note() : "rank " + injected.rank() + " "
                     + (injected.kind().equals(NcclTrace.Injected.HANG) ? "hung (SIGSTOP)" : "crashed (SIGKILL)");
             String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s";
-            out.add(incident(form == Form.RDMA ? Incident.ALERT : Incident.TOLERATE, "STALLED_SYNC", simulated, null,
-                    at, null, form == Form.RDMA ? deadline : null, note));
+            // once on sockets the job's quiet is not seen on RDMA ports: a stall there may be flagged, need not be
+            boolean onRdma = injected.atMs() < onTcp;
+            out.add(incident(onRdma ? Incident.ALERT : Incident.TOLERATE, "STALLED_SYNC", simulated, null, at, null,
+                    onRdma ? deadline : null, note));
             out.add(incident(Incident.TOLERATE, "STRAGGLER", simulated, null, at, null, null,
                     "the ranks' traffic as the job stops"));
         }

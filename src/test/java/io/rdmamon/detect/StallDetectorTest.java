@@ -127,6 +127,28 @@ class StallDetectorTest {
     }
 
     @Test
+    void shouldMeasureAPauseFromTheLastHostTrafficOnceTheJobMovedToTcp() {
+        // a 12 s evaluation on RDMA, then at 250 s NCCL moves to eth0 for good, pauses 12 s there at 350 s, and hangs
+        // at 450 s: RDMA is quiet from 250 s on, the pause on eth0 is one the job had made before
+        TrainingTraffic.Job job = trainingJob("uid-a");
+        job.pause(T0 + 150_000, T0 + 162_000).pause(T0 + 250_000, Long.MAX_VALUE);
+        NODES.forEach(n -> {
+            sim.hostBurst(n, T0 + 250_000, T0 + 350_000, 1e9, 1e9);
+            sim.hostBurst(n, T0 + 362_000, T0 + 450_000, 1e9, 1e9);
+        });
+        List<Alert> stalls = run(T0 + 500_000).stream().filter(a -> a.status().equals(Alert.FIRING))
+                .filter(a -> a.type().equals(Alert.STALLED_SYNC)).toList();
+
+        assertThat(stalls).hasSize(2).satisfiesExactly(
+                first -> assertThat(first.startsAt()).isBetween(T0 + 149_000, T0 + 151_000),
+                hang -> {
+                    assertThat(hang.startsAt()).isBetween(T0 + 448_000, T0 + 451_000);
+                    assertThat(hang.detectedAt() - (T0 + 450_000)).as("within twice the 12 s pause")
+                            .isLessThanOrEqualTo(24_000);
+                });
+    }
+
+    @Test
     void shouldFlagAHangWithin8SecondsOnAJobThatNeverPaused() {
         long hang = T0 + 300_000;
         trainingJob("uid-a").pause(hang, Long.MAX_VALUE);
