@@ -15,7 +15,8 @@ import java.util.concurrent.Callable;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark and print its figures (README, section Figures).",
         subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, SinkBenchmark.class,
-                SizingBenchmark.class, StreamsBenchmark.class, StreamsBenchmark.RawConsumer.class})
+                SizingBenchmark.class, StreamsBenchmark.class, StreamsBenchmark.RawConsumer.class,
+                FailoverBenchmark.class})
 public final class BenchCommand {
 
     @Command(name = "collector", mixinStandardHelpOptions = true,

@@ -100,6 +100,11 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** Kills the child with SIGKILL, as the kernel's OOM killer or a lost node would: no shutdown hook runs. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
     /** User plus system CPU seconds the child has used so far. */
     double cpuSeconds() throws IOException {
         return cpuSeconds(pid());

@@ -6,6 +6,7 @@ import io.rdmamon.scenario.ClusterNode;
 import io.rdmamon.scenario.ScenarioRecorder;
 import io.rdmamon.scenario.SimulatedJob;
 import io.rdmamon.sim.ClusterTraffic;
+import io.rdmamon.sim.Fault;
 import io.rdmamon.sim.TrafficProfile;
 import io.rdmamon.sim.TrainingJobSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,6 +43,7 @@ final class SizingLoad implements AutoCloseable {
     private long second;
     private int nextNode;
     private long records;
+    private final List<String> jobNames = new ArrayList<>();
 
     private SizingLoad(List<ClusterNode> nodes, List<SimulatedJob> jobs, long startMs, SizingTopics topics,
                        String bootstrapServers) {
@@ -50,6 +52,7 @@ final class SizingLoad implements AutoCloseable {
         this.second = startMs;
         this.topics = topics;
         jobs.forEach(j -> traffic.add(j.running(), j.model(1)));
+        jobs.forEach(j -> jobNames.add(j.name()));
         // the collector's own producer settings are not the point here; this one only has to keep up. Not
         // idempotent: the in-process broker can reject a burst to a just-created topic with
         // OUT_OF_ORDER_SEQUENCE_NUMBER forever (KAFKA-15591 family)
@@ -63,6 +66,12 @@ final class SizingLoad implements AutoCloseable {
     /** The cluster, its jobs Running from {@code startMs} and training from 5 s later. */
     static SizingLoad create(int nodes, int devices, int nodesPerJob, long startMs, SizingTopics topics,
                              String bootstrapServers) {
+        return create(nodes, devices, nodesPerJob, startMs, null, topics, bootstrapServers);
+    }
+
+    /** {@link #create}, every job's collectives hanging from {@code hangAtMs} on (null: never). */
+    static SizingLoad create(int nodes, int devices, int nodesPerJob, long startMs, Long hangAtMs, SizingTopics topics,
+                             String bootstrapServers) {
         List<String> nics = IntStream.range(0, devices).mapToObj(d -> "mlx5_" + d).toList();
         List<ClusterNode> cluster = IntStream.range(0, nodes).mapToObj(n -> new ClusterNode(
                         nodeName(n), nics, LINK_BYTES_PER_SEC, (n * 137L) % INTERVAL_MS))
@@ -74,6 +83,9 @@ final class SizingLoad implements AutoCloseable {
                     .mapToObj(n -> nodeName(n)).toList();
             String name = String.format("train-%04d", first / nodesPerJob);
             TrainingJobSpec spec = TrainingJobSpec.steady(jobNodes.size(), devices, startMs + 5_000, profile);
+            if (hangAtMs != null) {
+                spec = spec.withFault(new Fault.Hang(hangAtMs, null));
+            }
             jobs.add(SimulatedJob.create("sizing", name, "ml", SimulatedJob.ranks(name, jobNodes, nics), startMs, null,
                     spec));
         }
@@ -88,6 +100,11 @@ final class SizingLoad implements AutoCloseable {
 
     private static String nodeName(int n) {
         return String.format("gpu-node-%04d", n);
+    }
+
+    /** The jobs' names, as in their records. */
+    List<String> jobNames() {
+        return List.copyOf(jobNames);
     }
 
     /** Port and host records per second of this cluster. */

@@ -190,6 +190,13 @@ public final class RdmamonTopology {
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, cfg.getInt(StreamsAppConfig.THREADS_CONFIG));
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, cfg.getInt(StreamsAppConfig.REPLICATION_FACTOR_CONFIG));
+        // fail-over: a dead instance's tasks move once the group gives up on it (the session timeout, 45 s by
+        // Kafka's default, which left jobs without windows for 50 s), to an instance that kept a warm copy
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, cfg.getInt(StreamsAppConfig.STANDBY_REPLICAS_CONFIG));
+        long session = cfg.sessionTimeout().toMillis();
+        props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) session);
+        props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+                (int) Math.max(100, session / 4));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // exactly-once's default of 100 ms makes every commit a transaction and a changelog flush: a deliberate,
         // longer interval batches them; outputs become visible at commits, so it bounds the alert latency too

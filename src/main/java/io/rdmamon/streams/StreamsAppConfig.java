@@ -51,6 +51,21 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final int DEFAULT_THREADS = 1;
     private static final String THREADS_DOC = "Stream threads in this instance (parallelism is bounded by partitions).";
 
+    public static final String STANDBY_REPLICAS_CONFIG = "streams.standby.replicas";
+    public static final int DEFAULT_STANDBY_REPLICAS = 1;
+    private static final String STANDBY_REPLICAS_DOC = "Warm copies of each task's state kept by other instances "
+            + "(Kafka Streams' num.standby.replicas). When an instance dies, an instance with a copy takes its tasks "
+            + "over without restoring them from the changelogs first. Costs each copy's share of changelog reads and "
+            + "memory; with one instance there is nowhere to keep one and it costs nothing.";
+
+    public static final String SESSION_TIMEOUT_CONFIG = "streams.session.timeout.ms";
+    public static final long DEFAULT_SESSION_TIMEOUT = 6_000;
+    private static final String SESSION_TIMEOUT_DOC = "How long the group waits for a silent instance (killed, its "
+            + "node lost) before it hands that instance's tasks to the others: the most of the blind spot after a "
+            + "crash (README, Figures). Heartbeats go every quarter of it from a thread of their own, so a busy or "
+            + "garbage-collecting stream thread does not count as silent. Kafka's default is 45000; the brokers "
+            + "accept 6000 to 1800000 unless group.min.session.timeout.ms says otherwise.";
+
     public static final String REPLICATION_FACTOR_CONFIG = "streams.replication.factor";
     public static final int DEFAULT_REPLICATION_FACTOR = -1;
     private static final String REPLICATION_FACTOR_DOC = "Replication factor of the topics this app creates (its "
@@ -156,6 +171,10 @@ public final class StreamsAppConfig extends AbstractConfig {
                     ConfigDef.CaseInsensitiveValidString.in("rocksdb", "in_memory"), Importance.LOW,
                     STATE_STORE_TYPE_DOC)
             .define(THREADS_CONFIG, Type.INT, DEFAULT_THREADS, Range.between(1, 64), Importance.MEDIUM, THREADS_DOC)
+            .define(STANDBY_REPLICAS_CONFIG, Type.INT, DEFAULT_STANDBY_REPLICAS, Range.between(0, 8),
+                    Importance.MEDIUM, STANDBY_REPLICAS_DOC)
+            .define(SESSION_TIMEOUT_CONFIG, Type.LONG, DEFAULT_SESSION_TIMEOUT, Range.between(1_000, 1_800_000),
+                    Importance.MEDIUM, SESSION_TIMEOUT_DOC)
             .define(REPLICATION_FACTOR_CONFIG, Type.INT, DEFAULT_REPLICATION_FACTOR, Range.between(-1, 32),
                     Importance.MEDIUM, REPLICATION_FACTOR_DOC)
             .define(TOPICS_CREATE_CONFIG, Type.BOOLEAN, DEFAULT_TOPICS_CREATE, Importance.MEDIUM, TOPICS_CREATE_DOC)
@@ -251,6 +270,10 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public Duration commitInterval() {
         return Duration.ofMillis(getLong(COMMIT_INTERVAL_CONFIG));
+    }
+
+    public Duration sessionTimeout() {
+        return Duration.ofMillis(getLong(SESSION_TIMEOUT_CONFIG));
     }
 
     public Duration linkHealthInterval() {

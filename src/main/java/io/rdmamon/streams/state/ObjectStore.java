@@ -26,7 +26,8 @@ import java.util.TreeMap;
  *
  * <p>A key written and removed again within one commit interval (a tick buffer, a short-lived incident) costs no
  * changelog record at all. Everything is loaded from the store below on first use, after Kafka Streams restored it.
- * A dirty close (an aborted transaction) drops the objects; the task is then restored from the changelog.
+ * A dirty close (an aborted transaction) drops the objects; the task is then restored from the changelog. So does a
+ * recycle between active and standby ({@link #clearCache}).
  *
  * <p>This uses Kafka Streams internals ({@link WrappedStateStore#flushCache}, the record context of the changelog
  * records), as its own caching layer does. {@code StreamsAppTest} restarts the app on a real broker with an empty
@@ -109,6 +110,21 @@ public final class ObjectStore<V> extends WrappedStateStore<KeyValueStore<String
             dirty.clear();
         }
         super.flushCache();
+    }
+
+    /**
+     * Called by Kafka Streams when it recycles the task between active and standby (a rebalance that keeps the state
+     * here): as a standby the store below is updated from the changelog, past these objects, so they go and are
+     * loaded again on first use. Kept, they came back when the task turned active again, as old as the day it
+     * left, and emitted its job windows and incidents a second time.
+     */
+    @Override
+    public void clearCache() {
+        objects.clear();
+        dirty.clear();
+        persisted.clear();
+        loaded = false;
+        super.clearCache();
     }
 
     @Override

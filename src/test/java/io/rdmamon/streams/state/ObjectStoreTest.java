@@ -84,4 +84,32 @@ class ObjectStoreTest {
             assertThat(store.dirtyKeys()).isZero();
         }
     }
+
+    /**
+     * A task recycled to standby has its store below updated from the changelog while the objects sit idle; turned
+     * active again, it must see the store below, not the objects it had when it left.
+     */
+    @Test
+    void shouldForgetItsObjectsWhenKafkaStreamsClearsItsCache() {
+        Topology topology = new Topology();
+        topology.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
+        topology.addProcessor("count", Counting::new, "in");
+        topology.addStateStore(ObjectStores.builder(STORE, Counter.class, StoreType.IN_MEMORY), "count");
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "object-store-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
+            TestInputTopic<String, String> in = driver.createInputTopic("in", new StringSerializer(),
+                    new StringSerializer());
+            in.pipeInput("r", "a");
+            @SuppressWarnings("unchecked")
+            ObjectStore<Counter> store = (ObjectStore<Counter>) driver.getStateStore(STORE);
+            Counter restored = new Counter();
+            restored.n = 7; // what the active instance elsewhere wrote meanwhile, as a standby restores it
+            store.wrapped().put("a", restored);
+            store.clearCache();
+            in.pipeInput("r", "a");
+            assertThat(store.get("a").n).isEqualTo(8);
+        }
+    }
 }
