@@ -26,13 +26,16 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
 
     private final Input<T> input;
     private final DeadLetterCounters deadLetters;
+    private final RecordTimestampSkew skew;
     private final String valuesChild;
     private final String deadLettersChild;
     private ProcessorContext<String, Decoded<T>> context;
 
-    DecodeProcessor(Input<T> input, DeadLetterCounters deadLetters, String valuesChild, String deadLettersChild) {
+    DecodeProcessor(Input<T> input, DeadLetterCounters deadLetters, RecordTimestampSkew skew, String valuesChild,
+                    String deadLettersChild) {
         this.input = input;
         this.deadLetters = deadLetters;
+        this.skew = skew;
         this.valuesChild = valuesChild;
         this.deadLettersChild = deadLettersChild;
     }
@@ -59,8 +62,13 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
             code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code(); // parsed: only the key check can fail
         }
         if (problem == null) {
-            context.forward(new Record<>(input.key(value), new Decoded<>(value, null), input.eventTime(value)),
-                    valuesChild);
+            long eventTime = input.eventTime(value);
+            if (record.value() != null && skew.observe(record.timestamp(), eventTime)) {
+                Optional<RecordMetadata> meta = context.recordMetadata();
+                skew.warn(record.timestamp(), eventTime, key, meta.map(RecordMetadata::partition).orElse(-1),
+                        meta.map(RecordMetadata::offset).orElse(-1L));
+            }
+            context.forward(new Record<>(input.key(value), new Decoded<>(value, null), eventTime), valuesChild);
             return;
         }
         Optional<RecordMetadata> meta = context.recordMetadata();

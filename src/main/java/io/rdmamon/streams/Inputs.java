@@ -23,12 +23,13 @@ final class Inputs {
     static <T> KStream<String, T> decode(StreamsBuilder builder, String topic, Input<T> input, String deadLetterTopic,
                                          MeterRegistry registry) {
         DeadLetterCounters deadLetters = new DeadLetterCounters(registry, topic);
+        RecordTimestampSkew skew = new RecordTimestampSkew(registry, topic);
         // the decoder forwards each record to one of these two by name: no filter to pass on the way
         String values = input.name() + "-value";
         String rejected = input.name() + "-dead-letter";
         KStream<String, Decoded<T>> decoded = builder
                 .stream(topic, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(input.name() + "-in"))
-                .process(() -> new DecodeProcessor<>(input, deadLetters, values, rejected),
+                .process(() -> new DecodeProcessor<>(input, deadLetters, skew, values, rejected),
                         Named.as(input.name() + "-decode"));
         decoded.mapValues(Decoded::deadLetter, Named.as(rejected))
                 .to(deadLetterTopic, Produced.with(Serdes.String(), JsonSerde.of(DeadLetter.class))

@@ -58,4 +58,40 @@ class EventTimeTest {
         assertThat(sent).isEqualTo(own);
         assertThat(appended).isEqualTo(own);
     }
+
+    /** The record timestamps stay a cross-check: the difference from each record's own time is measured per topic. */
+    @Test
+    void shouldMeasureHowFarRecordTimestampsAreFromTheRecordsOwnTimes() {
+        TrainingTraffic sim = new TrainingTraffic();
+        sim.record(sim.job("uid-a", List.of("n1"), List.of("mlx5_0")).trains(T0 + 10_000, Long.MAX_VALUE),
+                JobRecord.RUNNING, T0);
+        List<TrainingTraffic.Event> events = sim.run(T0, T0 + 60_000);
+        try (TopologyHarness h = new TopologyHarness(stateDir.resolve("skew"), T0, Map.of())) {
+            h.feed(events, 0, i -> SENT);
+            var skew = h.registry.find("rdmamon.streams.record.timestamp.skew").tag("topic", h.cfg.topics()
+                    .portSamples()).summary();
+            assertThat(skew).isNotNull();
+            assertThat(skew.count()).isEqualTo(events.stream().filter(e -> e.port() != null).count());
+            assertThat(skew.max()).isCloseTo((SENT - T0) / 1000.0, org.assertj.core.data.Offset.offset(1.0));
+        }
+    }
+
+    /**
+     * A job record that reaches the app after the samples of its time (a backlog in which the samples went first)
+     * cannot give them the job any more: that is counted, and logged when it is more than a start-up's seconds.
+     */
+    @Test
+    void shouldCountAJobRecordThatCameAfterTheSamplesOfItsTime() {
+        TrainingTraffic sim = new TrainingTraffic();
+        sim.record(sim.job("uid-a", List.of("n1"), List.of("mlx5_0")).trains(T0 + 10_000, Long.MAX_VALUE),
+                JobRecord.RUNNING, T0);
+        List<TrainingTraffic.Event> events = sim.run(T0, T0 + 60_000);
+        try (TopologyHarness h = new TopologyHarness(stateDir.resolve("late"), T0, Map.of())) {
+            h.feed(events.stream().filter(e -> e.job() == null).toList());
+            assertThat(h.counter("rdmamon.streams.late.job.assignments")).isZero();
+            h.feed(events.stream().filter(e -> e.job() != null).toList());
+            assertThat(h.counter("rdmamon.streams.late.job.assignments")).isEqualTo(2); // the device and the node
+            assertThat(h.bandwidth).isEmpty();
+        }
+    }
 }
