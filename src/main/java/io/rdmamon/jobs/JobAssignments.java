@@ -23,6 +23,8 @@ import java.util.Set;
  */
 public final class JobAssignments {
     public static final String REPARTITION = "assignment-updates";
+    /** The repartition of samples a producer did not put in their node's partition. */
+    public static final String MISROUTED = "misrouted-samples";
 
     private JobAssignments() {
     }
@@ -47,10 +49,29 @@ public final class JobAssignments {
                 .process(AssignmentDiffProcessor.supplier(storeType), Named.as("job-assignment-diff"))
                 .repartition(byNode)
                 .mapValues(NodeInput::of, Named.as("hold-changes"));
-        return ports.mapValues(NodeInput::of, Named.as("port-inputs"))
-                .merge(hosts.mapValues(NodeInput::of, Named.as("host-inputs")), Named.as("sample-inputs"))
-                .merge(holds, Named.as("node-inputs"))
-                .process(NodeAssigner.supplier(historyRetention.toMillis(), samplePartitions, registry, storeType),
+        KStream<String, NodeInput> samples = ports.mapValues(NodeInput::of, Named.as("port-inputs"))
+                .merge(hosts.mapValues(NodeInput::of, Named.as("host-inputs")), Named.as("sample-inputs"));
+        if (samplePartitions > 0) {
+            samples = byNode(samples, samplePartitions, registry);
+        }
+        return samples.merge(holds, Named.as("node-inputs"))
+                .process(NodeAssigner.supplier(historyRetention.toMillis(), registry, storeType),
                         Named.as("assign-job"));
+    }
+
+    /** The samples each in its node's partition: those a producer put elsewhere through a repartition topic. */
+    private static KStream<String, NodeInput> byNode(KStream<String, NodeInput> samples, int partitions,
+                                                     MeterRegistry registry) {
+        String inPlace = "samples-in-place";
+        String elsewhere = "samples-misrouted";
+        KStream<String, NodeInput> checked = samples.process(
+                SamplePartitionCheck.supplier(partitions, registry, inPlace, elsewhere),
+                Named.as("sample-partition-check"));
+        KStream<String, NodeInput> moved = checked.mapValues(v -> v, Named.as(elsewhere))
+                .repartition(Repartitioned.<String, NodeInput>as(MISROUTED).withKeySerde(Serdes.String())
+                        .withValueSerde(JsonSerde.of(NodeInput.class)).withNumberOfPartitions(partitions)
+                        .withStreamPartitioner((topic, key, value, n) ->
+                                Optional.of(Set.of(NodePartitioner.partition(key, n)))));
+        return checked.mapValues(v -> v, Named.as(inPlace)).merge(moved, Named.as("samples-by-node"));
     }
 }

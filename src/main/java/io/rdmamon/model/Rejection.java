@@ -28,6 +28,8 @@ public record Rejection(String code, String message) {
     public static final String OUT_OF_RANGE = "out_of_range";
     /** The record does not fit its Kafka key (e.g. a job under another uid). */
     public static final String KEY_MISMATCH = "key_mismatch";
+    /** No Kafka key where order depends on it (samples on a topic of several partitions). */
+    public static final String NO_KEY = "no_key";
     /** A null value where the topic has no meaning for one. */
     public static final String TOMBSTONE = "tombstone";
 }

@@ -59,7 +59,8 @@ final class DecodeProcessor<T> implements Processor<byte[], byte[], String, Deco
             RecordParser.Parsed<T> parsed = input.parser().parse(record.value(), record.timestamp());
             value = parsed.value();
             problem = parsed.ok() ? input.check(key, value) : parsed.error();
-            code = parsed.ok() ? Rejection.KEY_MISMATCH : parsed.code(); // parsed: only the key check can fail
+            // parsed: only the key check can fail, and it refuses a missing key only where one is required
+            code = parsed.ok() ? key == null ? Rejection.NO_KEY : Rejection.KEY_MISMATCH : parsed.code();
         }
         if (problem == null) {
             long eventTime = input.eventTime(value);

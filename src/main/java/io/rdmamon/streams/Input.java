@@ -44,6 +44,20 @@ record Input<T>(String name, RecordParser<T> parser, Function<T, String> keyOf, 
         return new Input<>(name, parser.withLimits(limits), keyOf, eventTimeOf, tombstone, keyCheck);
     }
 
+    /**
+     * The same input refusing records without a Kafka key. A sample needs its key on a topic of several partitions:
+     * without one, Kafka's default partitioner scatters a port's samples over the partitions a batch at a time and
+     * they reach the app out of order (a hang went undetected that way); with one, a producer that does not partition
+     * by node is only re-partitioned ({@code SamplePartitionCheck}).
+     */
+    Input<T> requiringKey(int partitions) {
+        KeyCheck<T> checkKey = keyCheck;
+        return new Input<>(name, parser, keyOf, eventTimeOf, tombstone, (key, value) -> key != null
+                ? checkKey.problem(key, value)
+                : "no record key: on a topic of " + partitions + " partitions a sample needs its key (node/...), "
+                + "or its port's samples are scattered over the partitions and lose their order");
+    }
+
     String key(T value) {
         return keyOf.apply(value);
     }

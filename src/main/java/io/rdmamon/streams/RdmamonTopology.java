@@ -104,8 +104,8 @@ public final class RdmamonTopology {
      */
     public static Topology buildDecodeOnly(StreamsAppConfig cfg, MeterRegistry registry) {
         return build(cfg, builder -> {
-            portSamples(builder, cfg, registry);
-            hostSamples(builder, cfg, registry);
+            portSamples(builder, cfg, registry, 0);
+            hostSamples(builder, cfg, registry, 0);
         });
     }
 
@@ -118,15 +118,22 @@ public final class RdmamonTopology {
     }
 
     private static KStream<String, PortSample> portSamples(StreamsBuilder builder, StreamsAppConfig cfg,
-                                                           MeterRegistry registry) {
+                                                           MeterRegistry registry, int samplePartitions) {
         return Inputs.decode(builder, cfg.topics().portSamples(),
-                Input.PORT_SAMPLES.withLimits(cfg.contractLimits()), cfg.topics().deadLetter(), registry);
+                sampleInput(Input.PORT_SAMPLES.withLimits(cfg.contractLimits()), samplePartitions),
+                cfg.topics().deadLetter(), registry);
     }
 
     private static KStream<String, HostIfaceSample> hostSamples(StreamsBuilder builder, StreamsAppConfig cfg,
-                                                                MeterRegistry registry) {
+                                                                MeterRegistry registry, int samplePartitions) {
         return Inputs.decode(builder, cfg.topics().hostSamples(),
-                Input.HOST_SAMPLES.withLimits(cfg.contractLimits()), cfg.topics().deadLetter(), registry);
+                sampleInput(Input.HOST_SAMPLES.withLimits(cfg.contractLimits()), samplePartitions),
+                cfg.topics().deadLetter(), registry);
+    }
+
+    /** On one partition a sample's key is not needed for order: it is then taken from the payload. */
+    private static <T> Input<T> sampleInput(Input<T> input, int samplePartitions) {
+        return samplePartitions > 1 ? input.requiringKey(samplePartitions) : input;
     }
 
     public static void build(StreamsBuilder builder, StreamsAppConfig cfg, MeterRegistry registry,
@@ -134,8 +141,8 @@ public final class RdmamonTopology {
         TopicNames topics = cfg.topics();
         DetectorConfig thresholds = cfg.detectors();
         ContractLimits limits = cfg.contractLimits();
-        KStream<String, PortSample> samples = portSamples(builder, cfg, registry);
-        KStream<String, HostIfaceSample> hosts = hostSamples(builder, cfg, registry);
+        KStream<String, PortSample> samples = portSamples(builder, cfg, registry, samplePartitions);
+        KStream<String, HostIfaceSample> hosts = hostSamples(builder, cfg, registry, samplePartitions);
         KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(limits),
                 topics.deadLetter(), registry);
 
