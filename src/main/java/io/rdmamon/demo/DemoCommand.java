@@ -120,6 +120,8 @@ public final class DemoCommand implements Callable<Integer> {
                     StreamsAppConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     StreamsAppConfig.STATE_DIR_CONFIG, dir.resolve("streams-state").toString(),
                     StreamsAppConfig.METRICS_PORT_CONFIG, "-1",
+                    // one instance: nowhere to keep a standby, and Kafka Streams warns of it at every rebalance
+                    StreamsAppConfig.STANDBY_REPLICAS_CONFIG, "0",
                     StreamsAppConfig.NIC_EXPECTED_INSTANCE_TYPES_CONFIG, SimulatedCluster.EXPECTED_NIC_BY_INSTANCE_TYPE,
                     StreamsAppConfig.NIC_EXPECTED_DEVICE_TYPES_CONFIG, SimulatedCluster.EXPECTED_NIC_BY_DEVICE_TYPE)),
                     new MetricsEndpoint().registry());

@@ -56,7 +56,8 @@ import java.util.function.Consumer;
  * rdma.port-samples (key node/device/port, PortSample)  ─┐ decode (poison → rdma.dead-letter)
  * rdma.host-samples (key node/iface, HostIfaceSample)   ─┤
  * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/*, repartitioned by node
- *   samples, in their node's partition ─► the assignment valid at the sample's ts (NodeAssigner)
+ *   samples, in their node's partition (moved there first when a producer put them elsewhere)
+ *     ─► the assignment valid at the sample's ts (NodeAssigner)
  *     ├─► per port (PortJudge): rdma.link-health (key node/device/port, LinkHealth, per interval or on change)
  *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                ─┐
  *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job) ─┤
