@@ -18,9 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Sends each sample on to {@link NodeAssigner} in place when it is in its node's partition ({@link NodePartitioner},
  * the topics' contract), and through a repartition topic to that partition when it is not: a producer that
- * partitions by the whole key or sends no key (Kafka's default partitioners) still gets its samples judged with their
- * node's job and silence, at the price of one more Kafka write and read per such sample and a commit interval of
- * latency. Those are counted ({@code rdmamon_streams_misrouted_samples_total}) and each node logged once.
+ * partitions by the whole key (Kafka's default partitioner) still gets its samples judged with their node's job and
+ * silence, at the price of one more Kafka write and read per such sample and a commit interval of latency. Those are
+ * counted ({@code rdmamon_streams_misrouted_samples_total}) and each node logged once. (Samples without a key do not
+ * get here on a topic of several partitions: their order is lost, and the decoder refuses them.)
  */
 public final class SamplePartitionCheck implements Processor<String, NodeInput, String, NodeInput> {
     private static final Logger log = LoggerFactory.getLogger(SamplePartitionCheck.class);
@@ -30,7 +31,7 @@ public final class SamplePartitionCheck implements Processor<String, NodeInput, 
     private final Set<String> nodesLogged;
     private final String inPlace;
     private final String elsewhere;
-    /** The last key found in its right partition: a node's ports come together, and the hash is per key. */
+    /** The last node found in its right partition: a node's samples come together, and the hash is per node. */
     private String checkedNode;
     private int checkedPartition = -1;
     private ProcessorContext<String, NodeInput> context;
@@ -54,8 +55,7 @@ public final class SamplePartitionCheck implements Processor<String, NodeInput, 
                                                                                   String inPlace, String elsewhere) {
         Counter misrouted = Counter.builder("rdmamon.streams.misrouted.samples")
                 .description("Samples found in another partition than the node partitioner gives (a producer that "
-                        + "does not partition by node, or sends no key): re-partitioned by node, one more Kafka write "
-                        + "and read each")
+                        + "does not partition by node): re-partitioned by node, one more Kafka write and read each")
                 .register(registry);
         Set<String> nodesLogged = ConcurrentHashMap.newKeySet();
         return () -> new SamplePartitionCheck(partitions, misrouted, nodesLogged, inPlace, elsewhere);
@@ -85,9 +85,9 @@ public final class SamplePartitionCheck implements Processor<String, NodeInput, 
         misrouted.increment();
         if (nodesLogged.add(node)) {
             log.warn("samples of node {} arrive on {} partition {}, not {} as the node partitioner gives: their "
-                            + "producer does not partition by node (set partitioner.class={}) or sends no key. They are "
-                            + "re-partitioned by node, at one more Kafka write and read each "
-                            + "(rdmamon_streams_misrouted_samples_total); logged once per node", node,
+                            + "producer does not partition by node (set partitioner.class={}). They are re-partitioned "
+                            + "by node, at one more Kafka write and read each (rdmamon_streams_misrouted_samples_total); "
+                            + "logged once per node", node,
                     meta.get().topic(), meta.get().partition(), right, NodePartitioner.class.getName());
         }
         context.forward(record, elsewhere);
