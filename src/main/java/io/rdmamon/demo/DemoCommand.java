@@ -112,7 +112,11 @@ public final class DemoCommand implements Callable<Integer> {
             SimulatedCluster cluster = new SimulatedCluster(dir.resolve("nodes"), start, degradeAt.toMillis(),
                     hangAt.toMillis());
             ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "demo-cluster"));
-            open.add(ticker::shutdownNow);
+            open.add(() -> {
+                // a tick still writing the node trees would race their deletion (the demo's, or a test's folder)
+                ticker.shutdownNow();
+                ticker.awaitTermination(10, TimeUnit.SECONDS);
+            });
             ticker.scheduleAtFixedRate(() -> cluster.tick(System.currentTimeMillis()), 100, 100, TimeUnit.MILLISECONDS);
             publishJobs(bootstrap, cluster.jobs());
 
