@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -66,9 +67,12 @@ public final class FailoverBenchmark implements Callable<Integer> {
         public long nextWindowAfter(long fromMs) {
             long worst = 0;
             for (String job : jobs) {
-                long next = windows.getOrDefault(job, List.of()).stream().mapToLong(Seen::arrivedAtMs)
-                        .filter(t -> t > fromMs).min().orElse(Long.MAX_VALUE);
-                worst = Math.max(worst, next == Long.MAX_VALUE ? Long.MAX_VALUE : next - fromMs);
+                OptionalLong next = windows.getOrDefault(job, List.of()).stream().mapToLong(Seen::arrivedAtMs)
+                        .filter(t -> t > fromMs).min();
+                if (next.isEmpty()) {
+                    return Long.MAX_VALUE;
+                }
+                worst = Math.max(worst, next.getAsLong() - fromMs);
             }
             return worst;
         }

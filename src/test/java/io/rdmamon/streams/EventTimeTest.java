@@ -59,13 +59,18 @@ class EventTimeTest {
         assertThat(appended).isEqualTo(own);
     }
 
-    /** The record timestamps stay a cross-check: the difference from each record's own time is measured per topic. */
-    @Test
-    void shouldMeasureHowFarRecordTimestampsAreFromTheRecordsOwnTimes() {
+    /** A job on one node and NIC, Running from T0 and training from 10 s later, for a minute. */
+    private static List<TrainingTraffic.Event> oneNodeTraining() {
         TrainingTraffic sim = new TrainingTraffic();
         sim.record(sim.job("uid-a", List.of("n1"), List.of("mlx5_0")).trains(T0 + 10_000, Long.MAX_VALUE),
                 JobRecord.RUNNING, T0);
-        List<TrainingTraffic.Event> events = sim.run(T0, T0 + 60_000);
+        return sim.run(T0, T0 + 60_000);
+    }
+
+    /** The record timestamps stay a cross-check: the difference from each record's own time is measured per topic. */
+    @Test
+    void shouldMeasureHowFarRecordTimestampsAreFromTheRecordsOwnTimes() {
+        List<TrainingTraffic.Event> events = oneNodeTraining();
         try (TopologyHarness h = new TopologyHarness(stateDir.resolve("skew"), T0, Map.of())) {
             h.feed(events, 0, i -> SENT);
             var skew = h.registry.find("rdmamon.streams.record.timestamp.skew").tag("topic", h.cfg.topics()
@@ -82,10 +87,7 @@ class EventTimeTest {
      */
     @Test
     void shouldCountAJobRecordThatCameAfterTheSamplesOfItsTime() {
-        TrainingTraffic sim = new TrainingTraffic();
-        sim.record(sim.job("uid-a", List.of("n1"), List.of("mlx5_0")).trains(T0 + 10_000, Long.MAX_VALUE),
-                JobRecord.RUNNING, T0);
-        List<TrainingTraffic.Event> events = sim.run(T0, T0 + 60_000);
+        List<TrainingTraffic.Event> events = oneNodeTraining();
         try (TopologyHarness h = new TopologyHarness(stateDir.resolve("late"), T0, Map.of())) {
             h.feed(events.stream().filter(e -> e.job() == null).toList());
             assertThat(h.counter("rdmamon.streams.late.job.assignments")).isZero();

@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobRecord;
-import io.rdmamon.model.Json;
 import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.testing.SharedKafka;
 import io.rdmamon.testing.TrainingTraffic;
@@ -14,7 +13,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -118,17 +116,8 @@ class ProducerVariantsTest {
                     ? byKafkaDefault : byNode;
             for (Event e : events) {
                 // null: the producer stamps the time of sending
-                Long ts = stamps == Stamps.SENT ? null : e.ts();
-                if (e.port() != null) {
-                    producer.send(new ProducerRecord<>(topics.portSamples(), null, ts, sampleKey(e.port().key()),
-                            Json.toBytes(e.port())), this::sent);
-                } else if (e.host() != null) {
-                    producer.send(new ProducerRecord<>(topics.hostSamples(), null, ts, sampleKey(e.host().key()),
-                            Json.toBytes(e.host())), this::sent);
-                } else {
-                    producer.send(new ProducerRecord<>(topics.jobs(), null, ts, e.job().uid(),
-                            Json.toBytes(e.job())), this::sent);
-                }
+                producer.send(StreamsAppTest.record(topics, e, stamps == Stamps.SENT ? null : e.ts(),
+                        stamps == Stamps.NO_KEY), this::sent);
             }
             producer.flush();
         }
@@ -137,10 +126,6 @@ class ProducerVariantsTest {
             if (failure != null) {
                 sendFailures.add(failure);
             }
-        }
-
-        private String sampleKey(String key) {
-            return stamps == Stamps.NO_KEY ? null : key;
         }
 
         long holdChangesCommitted() {

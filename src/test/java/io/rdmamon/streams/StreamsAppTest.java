@@ -167,17 +167,26 @@ class StreamsAppTest {
     static void produce(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,
                                 List<Event> events) {
         for (Event e : events) {
-            if (e.port() != null) {
-                producer.send(new ProducerRecord<>(topics.portSamples(), null, e.ts(), e.port().key(),
-                        Json.toBytes(e.port())));
-            } else if (e.host() != null) {
-                producer.send(new ProducerRecord<>(topics.hostSamples(), null, e.ts(), e.host().key(),
-                        Json.toBytes(e.host())));
-            } else {
-                producer.send(new ProducerRecord<>(topics.jobs(), null, e.ts(), e.job().uid(), Json.toBytes(e.job())));
-            }
+            producer.send(record(topics, e, e.ts(), false));
         }
         producer.flush();
+    }
+
+    /**
+     * The event as a record of its topic, stamped {@code timestamp} (null: the producer stamps the time of sending),
+     * samples without a key when {@code keylessSamples}.
+     */
+    static ProducerRecord<String, byte[]> record(StreamsAppConfig.TopicNames topics, Event e, Long timestamp,
+                                                 boolean keylessSamples) {
+        if (e.port() != null) {
+            return new ProducerRecord<>(topics.portSamples(), null, timestamp,
+                    keylessSamples ? null : e.port().key(), Json.toBytes(e.port()));
+        }
+        if (e.host() != null) {
+            return new ProducerRecord<>(topics.hostSamples(), null, timestamp,
+                    keylessSamples ? null : e.host().key(), Json.toBytes(e.host()));
+        }
+        return new ProducerRecord<>(topics.jobs(), null, timestamp, e.job().uid(), Json.toBytes(e.job()));
     }
 
     /** Reads the output topics as a read_committed consumer, accumulating everything seen. */

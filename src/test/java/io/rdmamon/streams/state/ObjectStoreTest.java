@@ -57,8 +57,8 @@ class ObjectStoreTest {
         public int n;
     }
 
-    @Test
-    void shouldWriteEachChangedKeyOncePerCommitAndNothingForAKeyThatCameAndWent() {
+    /** {@link Counting} on topic "in" with its object store; the driver commits after every record. */
+    private static TopologyTestDriver countingDriver() {
         Topology topology = new Topology();
         topology.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
         topology.addProcessor("count", Counting::new, "in");
@@ -66,7 +66,12 @@ class ObjectStoreTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "object-store-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
+        return new TopologyTestDriver(topology, props);
+    }
+
+    @Test
+    void shouldWriteEachChangedKeyOncePerCommitAndNothingForAKeyThatCameAndWent() {
+        try (TopologyTestDriver driver = countingDriver()) {
             TestInputTopic<String, String> in = driver.createInputTopic("in", new StringSerializer(),
                     new StringSerializer());
             // the driver commits after every record: one record = one commit interval
@@ -91,14 +96,7 @@ class ObjectStoreTest {
      */
     @Test
     void shouldForgetItsObjectsWhenKafkaStreamsClearsItsCache() {
-        Topology topology = new Topology();
-        topology.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
-        topology.addProcessor("count", Counting::new, "in");
-        topology.addStateStore(ObjectStores.builder(STORE, Counter.class, StoreType.IN_MEMORY), "count");
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "object-store-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
+        try (TopologyTestDriver driver = countingDriver()) {
             TestInputTopic<String, String> in = driver.createInputTopic("in", new StringSerializer(),
                     new StringSerializer());
             in.pipeInput("r", "a");
