@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records real NCCL traffic of PyTorch DDP jobs, one network namespace per rank, with incidents injected at
+"""Records real NCCL traffic of PyTorch training jobs (DDP, FSDP, pipeline, tensor parallel: train_job.py), one network namespace per rank, with incidents injected at
 known times. Usage: record.py PLAN.json OUTDIR. See README.md beside this file.
 
 Each rank runs in its own network namespace with one NIC (a veth pair into a bridge), so each rank is its own
@@ -82,7 +82,7 @@ def start_rank(r, job, world, master, trace_dir, job_index):
         "NCCL_DEBUG": "WARN",
         "PYTHONUNBUFFERED": "1",
     })
-    args = ["ip", "netns", "exec", r.ns, sys.executable, os.path.join(HERE, "ddp_job.py"),
+    args = ["ip", "netns", "exec", r.ns, sys.executable, os.path.join(HERE, "train_job.py"),
             "--job", r.job, "--rank", str(r.rank), "--world", str(world), "--master", master,
             "--port", str(29500 + job_index), "--events", os.path.join(trace_dir, "events.jsonl"),
             "--ckpt-dir", os.path.join(trace_dir, "ckpt")] + [str(a) for a in job.get("args", [])]
