@@ -26,18 +26,10 @@ public final class DetectorConfig {
     private static final String STALL_MIN_QUIET_DOC = "Shortest job-wide quiet reported as STALLED_SYNC. A job whose "
             + "normal gaps are sub-second is flagged this long after its last traffic (5 s: detectedAt 5.5-7 s "
             + "after the hang at 1 Hz sampling, on real NCCL traces).";
-    public static final String STALL_GAP_MULTIPLIER_CONFIG = "streams.stall.gap.multiplier";
-    public static final double DEFAULT_STALL_GAP_MULTIPLIER = 3.0;
-    private static final String STALL_GAP_MULTIPLIER_DOC = "A stall is a quiet this many times longer than the job's "
-            + "own normal gaps (their " + "streams.stall.gap.quantile): gaps of 5 s give a 15 s threshold.";
-    public static final String STALL_GAP_QUANTILE_CONFIG = "streams.stall.gap.quantile";
-    public static final double DEFAULT_STALL_GAP_QUANTILE = 0.99;
-    private static final String STALL_GAP_QUANTILE_DOC = "Quantile of the job's last 64 learned quiet gaps that "
-            + "stands for its normal gap.";
     public static final String STALL_MAX_QUIET_CONFIG = "streams.stall.max.quiet.ms";
     public static final long DEFAULT_STALL_MAX_QUIET = 600_000;
     private static final String STALL_MAX_QUIET_DOC = "Upper bound of the learned threshold: whatever a job's gaps, a "
-            + "quiet this long (10 min) is a stall unless excused by a checkpoint hint or a learned periodic pause.";
+            + "quiet this long (10 min) is a stall unless excused by a checkpoint hint.";
     public static final String STALL_QUIET_PORTS_FRACTION_CONFIG = "streams.stall.quiet.ports.fraction";
     public static final double DEFAULT_STALL_QUIET_PORTS_FRACTION = 0.9;
     private static final String STALL_QUIET_PORTS_FRACTION_DOC = "The job is quiet in a second when at least this "
@@ -71,10 +63,10 @@ public final class DetectorConfig {
             + "checkpoint hint.";
     public static final String STALL_PAUSE_MULTIPLIER_CONFIG = "streams.stall.pause.multiplier";
     public static final double DEFAULT_STALL_PAUSE_MULTIPLIER = 1.7;
-    private static final String STALL_PAUSE_MULTIPLIER_DOC = "Once a job went quiet for longer than its threshold "
-            + "and resumed by itself (an evaluation pass, a checkpoint: the first such pause may fire), a quiet of up "
-            + "to this multiple of the longest such pause stays silent; a hang after it is flagged within about 2 x "
-            + "that pause.";
+    private static final String STALL_PAUSE_MULTIPLIER_DOC = "A quiet of up to this multiple of the longest quiet "
+            + "the job resumed from by itself stays silent (a gap between bursts, an evaluation pass, a checkpoint, a "
+            + "data-loader stall: all alike), longer is a stall: after stalls of up to 9 s a hang is flagged at about "
+            + "16 s. Only a quiet longer than every earlier one of the job can fire.";
     public static final String STALL_STALE_CONFIG = "streams.stall.stale.ms";
     public static final long DEFAULT_STALL_STALE = 5_000;
     private static final String STALL_STALE_DOC = "A node of the job whose samples are this much older than the "
@@ -243,10 +235,6 @@ public final class DetectorConfig {
         return def
                 .define(STALL_MIN_QUIET_CONFIG, Type.LONG, DEFAULT_STALL_MIN_QUIET, Range.between(1_000, 3_600_000),
                         Importance.HIGH, STALL_MIN_QUIET_DOC)
-                .define(STALL_GAP_MULTIPLIER_CONFIG, Type.DOUBLE, DEFAULT_STALL_GAP_MULTIPLIER, Range.between(1, 100),
-                        Importance.MEDIUM, STALL_GAP_MULTIPLIER_DOC)
-                .define(STALL_GAP_QUANTILE_CONFIG, Type.DOUBLE, DEFAULT_STALL_GAP_QUANTILE, Range.between(0.5, 1),
-                        Importance.LOW, STALL_GAP_QUANTILE_DOC)
                 .define(STALL_MAX_QUIET_CONFIG, Type.LONG, DEFAULT_STALL_MAX_QUIET, Range.between(1_000, 86_400_000),
                         Importance.MEDIUM, STALL_MAX_QUIET_DOC)
                 .define(STALL_QUIET_PORTS_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_STALL_QUIET_PORTS_FRACTION,
@@ -326,14 +314,6 @@ public final class DetectorConfig {
 
     public long stallMinQuietMs() {
         return longOf(STALL_MIN_QUIET_CONFIG);
-    }
-
-    public double stallGapMultiplier() {
-        return doubleOf(STALL_GAP_MULTIPLIER_CONFIG);
-    }
-
-    public double stallGapQuantile() {
-        return doubleOf(STALL_GAP_QUANTILE_CONFIG);
     }
 
     public long stallMaxQuietMs() {

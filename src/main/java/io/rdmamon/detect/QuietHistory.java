@@ -7,89 +7,70 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a job's quiet periods looked like so far: its ordinary gaps between bursts (compute, gradient accumulation,
- * pipeline bubbles) and its long pauses (checkpoints, evaluations, anything that outlasted the stall threshold). The
- * gaps set the job's own stall threshold; a pause the job resumed from by itself excuses later quiet up to a multiple
- * of its length.
+ * The quiet periods a job resumed from by itself: gaps between bursts (compute, gradient accumulation, pipeline
+ * bubbles), evaluation passes, checkpoints, data-loader stalls. They are one kind of thing: whatever the job was
+ * doing, it went quiet this long and came back, so a later quiet up to a multiple of the longest of them is its own.
+ * Whether a quiet came during warm-up, at a regular rhythm or once is not asked: a rule that treated rhythms and
+ * pauses apart gave one job two thresholds, and which one won depended on the order its quiets came in.
  */
 @JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE,
         isGetterVisibility = Visibility.NONE)
 final class QuietHistory {
-    static final int MAX_GAPS = 64;
-    static final int MAX_PAUSES = 8;
+    static final int MAX_QUIETS = 64;
 
-    /** A long quiet period: when it began (-1: not known) and how long it lasted (ms). */
-    record Pause(long start, long length) {
+    /** A quiet period the job resumed from: when it began and how long it lasted (ms). */
+    record Quiet(long start, long length) {
     }
 
-    private final List<Long> gaps = new ArrayList<>();
-    private final List<Pause> pauses = new ArrayList<>();
+    /** The latest quiets, oldest first; the last one may still be shortened by late news. */
+    private final List<Quiet> quiets = new ArrayList<>();
+    /** The longest of the quiets that no longer fit in {@link #quiets}: a job's longest pause is never forgotten. */
+    private Quiet longestForgotten;
 
-    void addGap(long length) {
-        gaps.add(length);
-        if (gaps.size() > MAX_GAPS) {
-            gaps.remove(0);
+    void add(long start, long length) {
+        quiets.add(new Quiet(start, length));
+        if (quiets.size() > MAX_QUIETS) {
+            Quiet dropped = quiets.remove(0);
+            if (longestForgotten == null || dropped.length() > longestForgotten.length()) {
+                longestForgotten = dropped;
+            }
         }
     }
 
     /**
-     * The last gap learned was in fact only {@code length} long (traffic inside it was reported late); no gap at all
-     * when that is no longer than {@code quietGap}.
+     * The last quiet learned was in fact only {@code length} long (traffic inside it was reported late); no quiet at
+     * all when that is no longer than {@code quietGap}.
      */
-    void shortenLastGap(long length, long quietGap) {
-        int last = gaps.size() - 1;
-        if (last < 0 || length >= gaps.get(last)) {
+    void shortenLast(long length, long quietGap) {
+        int last = quiets.size() - 1;
+        if (last < 0 || length >= quiets.get(last).length()) {
             return;
         }
         if (length > quietGap) {
-            gaps.set(last, length);
+            quiets.set(last, new Quiet(quiets.get(last).start(), length));
         } else {
-            gaps.remove(last);
+            quiets.remove(last);
         }
+    }
+
+    /** The longest quiet the job resumed from by itself, null before any. */
+    Quiet longest() {
+        Quiet longest = longestForgotten;
+        for (Quiet q : quiets) {
+            if (longest == null || q.length() > longest.length()) {
+                longest = q;
+            }
+        }
+        return longest;
     }
 
     /**
-     * Gaps of at least {@code minLength} that were learned fewer than {@code recurring} times become pauses (of
-     * unknown start): a quiet that long which does not recur is not the job's rhythm.
+     * How long the job may stay quiet before it is stalled: {@code multiplier} × the longest quiet it resumed from,
+     * within [{@code min}, {@code max}]. It never climbs past what the job has shown; before any quiet it is {@code min}.
      */
-    void pausesFromRareGaps(long minLength, int recurring) {
-        List<Long> rare = gaps.stream().filter(g -> g >= minLength).toList();
-        if (!rare.isEmpty() && rare.size() < recurring) {
-            gaps.removeIf(g -> g >= minLength);
-            rare.forEach(g -> addPause(-1, g));
-        }
-    }
-
-    void addPause(long start, long length) {
-        pauses.add(new Pause(start, length));
-        if (pauses.size() > MAX_PAUSES) {
-            pauses.remove(0);
-        }
-    }
-
-    /** The {@code q} quantile of the learned gaps (nearest rank), null before any gap was learned. */
-    Long gapQuantile(double q) {
-        if (gaps.isEmpty()) {
-            return null;
-        }
-        List<Long> sorted = new ArrayList<>(gaps);
-        sorted.sort(Long::compare);
-        int index = (int) Math.ceil(q * sorted.size()) - 1;
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-    }
-
-    /**
-     * True when a quiet that has lasted {@code quietFor} looks like one of the job's own pauses: the job went quiet for
-     * long before and resumed by itself (an evaluation pass, a checkpoint), and this quiet has not outlasted
-     * {@code multiplier} × the longest such pause. Real jobs pause at irregular times (evaluation and checkpoint
-     * periods count training steps, not seconds, and drift), so when is not asked, only how long.
-     */
-    boolean excusedAsPause(long quietFor, double multiplier) {
-        return !pauses.isEmpty() && quietFor <= multiplier * longestPause();
-    }
-
-    /** The longest pause the job resumed from by itself, 0 before any. */
-    long longestPause() {
-        return pauses.stream().mapToLong(Pause::length).max().orElse(0);
+    long threshold(double multiplier, long min, long max) {
+        Quiet longest = longest();
+        long learned = longest == null ? 0 : Math.round(multiplier * longest.length());
+        return Math.min(max, Math.max(min, learned));
     }
 }

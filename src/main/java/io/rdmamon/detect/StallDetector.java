@@ -8,6 +8,7 @@ import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,16 +21,17 @@ import java.util.Map;
  *
  * <p>Phases: STARTING (until {@code streams.stall.warmup.ms} after the first traffic and
  * {@code streams.stall.warmup.active.ms} of traffic) → ACTIVE → SUSPECT (quiet beyond a normal gap) → STALLED
- * (quiet ≥ threshold = max({@code min.quiet}, {@code gap.multiplier} × the {@code gap.quantile} of learned gaps),
- * at most {@code max.quiet}). It never fires:
+ * (quiet ≥ threshold = {@code pause.multiplier} × the longest quiet the job resumed from by itself, within
+ * [{@code min.quiet}, {@code max.quiet}]). Every quiet the job came back from counts alike, whether it was a gap
+ * between bursts, an evaluation pass, a checkpoint or a data-loader stall, and whether it came during warm-up or
+ * later ({@link QuietHistory}). It never fires:
  * <ul>
  *   <li>at job start (STARTING), nor after the job ended (its record says Succeeded/Failed/Deleted: open incidents
  *       resolve at {@code updatedAt}, later samples no longer join the job);</li>
  *   <li>during a checkpoint or data-loading pause: a host interface of the job's nodes busy while RDMA is quiet
  *       restarts the quiet clock;</li>
- *   <li>during a quiet no longer than {@code pause.multiplier} × the longest pause the job resumed from by itself
- *       (an evaluation pass or checkpoint: the first such pause may fire, the alert says so; the later ones do
- *       not);</li>
+ *   <li>during a quiet no longer than {@code pause.multiplier} × the longest quiet the job resumed from by itself
+ *       (only a quiet longer than every earlier one may fire, and the alert says so);</li>
  *   <li>when collectors went silent: a node whose samples stopped around the quiet makes it unknown, not quiet;</li>
  *   <li>from estimates: ports of devices shared with another Running job are not used at all.</li>
  * </ul>
@@ -37,8 +39,6 @@ import java.util.Map;
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
     static final long BUCKET_MS = 1_000;
-    /** Gaps this long recur at least this often in a warm-up when they are the job's rhythm. */
-    static final int RECURRING_GAPS = 3;
     private static final double BASELINE_ALPHA = 0.05;
     private static final double HOST_ALPHA = 0.1;
     private static final long FORGET_ENDED_MS = 3_600_000;
@@ -69,7 +69,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             return null;
         }
         if (event.host() != null) {
-            return state == null ? null : Result.of(host(state, event.host()));
+            return state == null ? null : host(state, event.host());
         }
         return port(state == null ? StallState.of(event.port().holder()) : state, event.port(), ts);
     }
@@ -106,9 +106,9 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);
     }
 
-    private StallState host(StallState s, HostIfaceSample h) {
+    private Result<StallState> host(StallState s, HostIfaceSample h) {
         if (h.txBytesPerSec() == null || h.rxBytesPerSec() == null) {
-            return s;
+            return Result.of(s);
         }
         double rate = h.txBytesPerSec() + h.rxBytesPerSec();
         Double usual = s.hostBaseline.get(h.key());
@@ -117,9 +117,35 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             s.hostBaseline.put(h.key(), usual == null ? rate : usual + HOST_ALPHA * (rate - usual));
         } else if (rate >= cfg.stallHostMinBytesPerSec() && (usual == null || rate >= cfg.stallHostRiseFactor()
                 * usual)) {
-            s.hostHintAt = s.hostHintAt == null ? h.ts() : Math.max(s.hostHintAt, h.ts());
+            List<Observation> observations = new ArrayList<>();
+            onHostTraffic(s, h.ts(), observations);
+            return Result.of(s, observations);
         }
-        return s;
+        return Result.of(s);
+    }
+
+    /**
+     * A host interface of the job busy while RDMA is quiet: storage during a checkpoint, or the job's own collectives
+     * after a fallback to sockets. Either restarts the quiet clock. When eth0 carried the job on both sides of a quiet
+     * (after a fallback RDMA never comes back), the job resumed from that quiet on eth0: it is learned like one that
+     * ended on RDMA, measured the same way (from the last sample with traffic to the first one after), and a stall
+     * that was measured on eth0 resolves.
+     */
+    private void onHostTraffic(StallState s, long ts, List<Observation> observations) {
+        Long previous = s.hostHintAt;
+        if (previous != null && ts <= previous) {
+            return;
+        }
+        s.hostHintAt = ts;
+        if (previous == null || previous <= s.lastActiveAt || ts - previous <= quietGap(s)) {
+            return;
+        }
+        learnQuiet(s, previous, ts - previous);
+        if (s.phase == Phase.STALLED && s.stalledSince != null && s.stalledSince >= previous) {
+            observations.add(Observation.cleared(s.subject(), ts));
+            s.stalledSince = null;
+            s.phase = Phase.ACTIVE;
+        }
     }
 
     private Result<StallState> port(StallState s, JobSample js, long ts) {
@@ -176,7 +202,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             // late news (a node's pass that arrived after others' next pass): it changes nothing now, but traffic
             // inside the gap just learned means that gap was shorter, whichever node's sample came first
             if (s.lastGapStart != null && ts > s.lastGapStart) {
-                s.history.shortenLastGap(ts - s.lastGapStart, quietGap(s));
+                s.history.shortenLast(ts - s.lastGapStart, quietGap(s));
             }
             return;
         }
@@ -202,20 +228,17 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
     }
 
     /**
-     * A quiet period ended. While the job warms up every gap is its pattern (once it has shown some traffic: the setup
-     * after NCCL init would teach the wrong threshold); later, a gap that outlasted the threshold, or one with
-     * storage traffic, is a pause (checkpoint, evaluation) and the rest are ordinary gaps. True when it was learned
-     * as a gap.
+     * A quiet period ended: the job resumed from it by itself, and it bounds what later quiet is its own. Early in the
+     * warm-up, before the job has shown some traffic, only a quiet with storage traffic counts: the setup after NCCL
+     * init is no quiet of the training's. True when it was learned.
      */
     private boolean learnQuiet(StallState s, long start, long length) {
         boolean hinted = s.hostHintAt != null && s.hostHintAt >= start;
-        if (hinted || s.phase != Phase.STARTING && length >= threshold(s)) {
-            s.history.addPause(start, length);
-        } else if (s.activeMs >= cfg.stallWarmupActiveMs() / 2) {
-            s.history.addGap(length);
-            return true;
+        if (!hinted && s.phase == Phase.STARTING && s.activeMs < cfg.stallWarmupActiveMs() / 2) {
+            return false;
         }
-        return false;
+        s.history.add(start, length);
+        return true;
     }
 
     private void evaluate(StallState s, List<Observation> observations) {
@@ -226,9 +249,6 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
                 return;
             }
             s.phase = Phase.ACTIVE;
-            // a long quiet seen once or twice while warming up was an evaluation pass or checkpoint, not the job's
-            // rhythm: as a gap it would set a threshold of three times its length
-            s.history.pausesFromRareGaps(cfg.stallMinQuietMs(), RECURRING_GAPS);
         }
         if (s.phase == Phase.STALLED) {
             return;
@@ -242,8 +262,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         long threshold = threshold(s);
         // quiet since the job's last traffic anywhere: once its collectives moved to eth0 (a TCP fallback), RDMA stays
         // quiet for good and the host interfaces are where a pause, or a hang, shows
-        if (s.now - since < threshold || collectorsSilent(s)
-                || s.history.excusedAsPause(s.now - since, cfg.stallPauseMultiplier())) {
+        if (s.now - since < threshold || collectorsSilent(s)) {
             s.phase = Phase.SUSPECT;
             return;
         }
@@ -253,32 +272,31 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
     }
 
     private Condition condition(StallState s, long since, long threshold) {
-        Long normalGap = s.history.gapQuantile(cfg.stallGapQuantile());
+        QuietHistory.Quiet longest = s.history.longest();
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("uid", s.uid);
         labels.put("quietSeconds", String.valueOf((s.now - since) / 1000));
         labels.put("thresholdSeconds", String.valueOf(threshold / 1000));
-        labels.put("normalGapMs", normalGap == null ? "sub-interval" : String.valueOf(normalGap));
+        labels.put("longestQuietMs", longest == null ? "none" : String.valueOf(longest.length()));
+        if (longest != null) {
+            labels.put("longestQuietAt", Instant.ofEpochMilli(longest.start()).toString());
+        }
         labels.put("nodes", String.valueOf(s.nodeLastSeen.size()));
-        long longestPause = s.history.longestPause();
-        labels.put("longestPauseMs", String.valueOf(longestPause));
         String summary = "job " + s.job + (s.namespace == null ? "" : " (" + s.namespace + ")")
-                + ": RDMA traffic stopped on (nearly) all its ports for " + (s.now - since) / 1000 + " s; its normal"
-                + " gaps are " + (normalGap == null ? "under the sampling interval" : normalGap + " ms")
-                + " (threshold " + threshold / 1000 + " s): gradient sync looks stalled"
-                + (longestPause == 0 ? ". The job has not paused this long before: if this is an evaluation pass or a"
-                        + " checkpoint, the alert resolves when it resumes, and its later pauses of this length stay"
-                        + " silent"
-                        : ", longer than " + cfg.stallPauseMultiplier() + " x the longest pause it resumed from by"
-                        + " itself (" + String.format(java.util.Locale.ROOT, "%.1f", longestPause / 1000.0) + " s)");
+                + ": RDMA traffic stopped on (nearly) all its ports for " + (s.now - since) / 1000 + " s (threshold "
+                + threshold / 1000 + " s): gradient sync looks stalled. "
+                + (longest == null ? "The job has not been quiet for more than " + quietGap(s) / 1000 + " s before"
+                        : "The longest quiet it resumed from by itself lasted " + String.format(java.util.Locale.ROOT,
+                        "%.1f", longest.length() / 1000.0) + " s (from " + Instant.ofEpochMilli(longest.start())
+                        + "); this one is longer than " + cfg.stallPauseMultiplier() + " x that")
+                + ". If it is an evaluation pass, a checkpoint or a data-loader stall, the alert resolves when the job"
+                + " resumes, and later quiets up to " + cfg.stallPauseMultiplier() + " x its length stay silent";
         return new Condition(since, Condition.CRITICAL, summary, labels);
     }
 
-    /** The job's own stall threshold: a multiple of its normal gaps, within [min.quiet, max.quiet]. */
+    /** The job's own stall threshold: a multiple of the longest quiet it resumed from, within [min.quiet, max.quiet]. */
     private long threshold(StallState s) {
-        Long gap = s.history.gapQuantile(cfg.stallGapQuantile());
-        long learned = gap == null ? 0 : Math.round(cfg.stallGapMultiplier() * gap);
-        return Math.min(cfg.stallMaxQuietMs(), Math.max(cfg.stallMinQuietMs(), learned));
+        return s.history.threshold(cfg.stallPauseMultiplier(), cfg.stallMinQuietMs(), cfg.stallMaxQuietMs());
     }
 
     /** Quiet shorter than this is just the space between two samples with traffic. */

@@ -20,9 +20,12 @@ import java.util.SplittableRandom;
  * second (NCCL fell back mid-job, e.g. after a restart on a node without its RDMA device). Each node's collector samples once a second at the sampling phase plus a stagger of
  * its own, each read up to {@code jitterMs} late; its rates come from the trace's 10 Hz counters at those instants.
  *
- * <p>Ground truth: a hung or crashed rank is a STALLED_SYNC of its job (RDMA form), to be flagged within
- * {@link #HANG_DEADLINE_MS} or twice the longest pause the job had recovered from by itself, whichever is longer.
- * A job's first long pause may be flagged (tolerated): traffic alone cannot tell it from a hang. In the TCP form every
+ * <p>Ground truth: a hung rank is a STALLED_SYNC of its job (RDMA form), to be flagged within
+ * {@link #HANG_DEADLINE_MS} or twice the longest pause the job had recovered from by itself plus
+ * {@link #HANG_SLACK_MS}, whichever is longer. A crashed rank's pod goes Failed {@link #POD_EXIT_MS} after the crash,
+ * as Kubernetes reports a container killed under restart policy Never, and the job with it: a STALLED_SYNC before
+ * that is tolerated. A long pause longer than every earlier one of its job may be flagged (tolerated): traffic alone
+ * cannot tell it from a hang. In the TCP form every
  * job is a TCP_FALLBACK from its training start (in the switch form from the switch), to be flagged within
  * {@link #FALLBACK_DEADLINE_MS}; a stall once on sockets may be flagged. A rate-limited link
  * may be flagged as degraded or its rank as a straggler. Anything else is a false positive.
@@ -31,6 +34,8 @@ public final class TraceImporter {
     /** Traces begin here in event time. */
     public static final long EPOCH = Cluster.EPOCH;
     public static final long HANG_DEADLINE_MS = 8_000;
+    /** A hang after pauses may take twice the longest of them, and this for sampling and delivery. */
+    public static final long HANG_SLACK_MS = 3_000;
     public static final long FALLBACK_DEADLINE_MS = 90_000;
     /** A job-wide quiet longer than this is a pause (evaluation, checkpoint), not a gap between iterations. */
     static final long PAUSE_MS = 1_000;
@@ -46,7 +51,7 @@ public final class TraceImporter {
     private static final String NAMESPACE = "nccl-traces";
     /** Pods go Running this long before the training process logs its first event. */
     private static final long POD_LEAD_MS = 2_000;
-    /** A pod shows Succeeded this long after its process exited. */
+    /** A pod shows Succeeded, or Failed, this long after its process exited or was killed. */
     private static final long POD_EXIT_MS = 3_000;
 
     public enum Form {
@@ -155,7 +160,10 @@ public final class TraceImporter {
         return rate == null ? null : 0.0;
     }
 
-    /** The job's records: Running shortly before its processes start, Succeeded after all exited cleanly. */
+    /**
+     * The job's records: Running shortly before its processes start, Succeeded after all exited cleanly, Failed after
+     * a rank was killed (its pod fails, and the job with it).
+     */
     private static SimulatedJob job(NcclTrace trace, NcclTrace.Job job, List<String> nodes, long base) {
         long started = trace.events(job.name(), "init_start").stream().mapToLong(NcclTrace.Event::tMs).min()
                 .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
@@ -164,8 +172,25 @@ public final class TraceImporter {
         Long succeeded = exits.size() == job.ranks()
                 ? base + exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() + POD_EXIT_MS : null;
         long running = Math.max(0, started - POD_LEAD_MS);
-        return SimulatedJob.create(trace.meta().name(), job.name(), NAMESPACE,
+        SimulatedJob simulated = SimulatedJob.create(trace.meta().name(), job.name(), NAMESPACE,
                 SimulatedJob.ranks(job.name(), nodes, List.of(DEVICE)), base + running, succeeded, null);
+        NcclTrace.Injected crash = stop(trace, job.name());
+        if (succeeded != null || crash == null || !crash.kind().equals(NcclTrace.Injected.CRASH)) {
+            return simulated;
+        }
+        JobRecord r = simulated.running();
+        List<JobRecord> lifecycle = new ArrayList<>(simulated.lifecycle());
+        lifecycle.add(new JobRecord(r.v(), r.uid(), r.job(), r.namespace(), JobRecord.FAILED,
+                base + crash.atMs() + POD_EXIT_MS, r.startedAt(), r.worldSize(), r.ranks(), r.labels()));
+        return new SimulatedJob(lifecycle, null);
+    }
+
+    /** The job's first hang or crash, null without. */
+    private static NcclTrace.Injected stop(NcclTrace trace, String job) {
+        return trace.meta().incidents().stream()
+                .filter(i -> i.job().equals(job))
+                .filter(i -> i.kind().equals(NcclTrace.Injected.HANG) || i.kind().equals(NcclTrace.Injected.CRASH))
+                .findFirst().orElse(null);
     }
 
     private static List<Incident> truth(NcclTrace trace, NcclTrace.Job job, SimulatedJob simulated, Form form,
@@ -175,10 +200,7 @@ public final class TraceImporter {
                 .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
                         + " has no init_done event"));
         List<long[]> pauses = pauses(trace, job.name(), trainStart);
-        NcclTrace.Injected stop = trace.meta().incidents().stream()
-                .filter(i -> i.job().equals(job.name()))
-                .filter(i -> i.kind().equals(NcclTrace.Injected.HANG) || i.kind().equals(NcclTrace.Injected.CRASH))
-                .findFirst().orElse(null);
+        NcclTrace.Injected stop = stop(trace, job.name());
         // from when the job's collectives run over sockets; in the switch form, a job that stopped before never does
         long onTcp = form == Form.TCP ? trainStart : form == Form.SWITCH ? switchAt(trace) : Long.MAX_VALUE;
         if (onTcp != Long.MAX_VALUE && (stop == null || stop.atMs() > onTcp)) {
@@ -189,10 +211,16 @@ public final class TraceImporter {
                     base + onTcp, end, judgeable ? FALLBACK_DEADLINE_MS : null, "NCCL's collectives run over its"
                             + " socket transport on eth0 from " + (onTcp / 1000) + " s; the RDMA port idles from then"));
         }
-        pauses.stream().filter(p -> p[1] - p[0] >= LONG_PAUSE_MS).findFirst().ifPresent(p ->
-                out.add(incident(Incident.TOLERATE, "STALLED_SYNC", simulated, null, base + p[0], base + p[1],
-                        null, "the job's first long pause (" + (p[1] - p[0]) / 1000.0 + " s): traffic alone cannot"
-                                + " tell it from a hang")));
+        long longestBefore = 0;
+        for (long[] p : pauses) {
+            long length = p[1] - p[0];
+            if (length >= LONG_PAUSE_MS && length > longestBefore) {
+                out.add(incident(Incident.TOLERATE, "STALLED_SYNC", simulated, null, base + p[0], base + p[1], null,
+                        "a pause of " + length / 1000.0 + " s, longer than every earlier one of the job ("
+                                + longestBefore / 1000.0 + " s): traffic alone cannot tell it from a hang"));
+            }
+            longestBefore = Math.max(longestBefore, length);
+        }
         for (NcclTrace.Injected injected : trace.meta().incidents()) {
             if (!injected.job().equals(job.name())) {
                 continue;
@@ -209,14 +237,17 @@ public final class TraceImporter {
             }
             long longest = pauses.stream().filter(p -> p[1] <= injected.atMs()).mapToLong(p -> p[1] - p[0]).max()
                     .orElse(0);
-            long deadline = Math.max(HANG_DEADLINE_MS, 2 * longest);
+            long deadline = Math.max(HANG_DEADLINE_MS, 2 * longest + HANG_SLACK_MS);
+            boolean crash = injected.kind().equals(NcclTrace.Injected.CRASH);
             String what = injected.note() != null ? injected.note() : "rank " + injected.rank() + " "
-                    + (injected.kind().equals(NcclTrace.Injected.HANG) ? "hung (SIGSTOP)" : "crashed (SIGKILL)");
+                    + (crash ? "crashed (SIGKILL): its pod and the job go Failed " + POD_EXIT_MS / 1000 + " s later"
+                    : "hung (SIGSTOP)");
             String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s";
-            // once on sockets the job's quiet is not seen on RDMA ports: a stall there may be flagged, need not be
-            boolean onRdma = injected.atMs() < onTcp;
-            out.add(incident(onRdma ? Incident.ALERT : Incident.TOLERATE, "STALLED_SYNC", simulated, null, at, null,
-                    onRdma ? deadline : null, note));
+            // once on sockets the job's quiet is not seen on RDMA ports: a stall there may be flagged, need not be;
+            // a crash is the job's Failed record, a stall until then may be flagged
+            boolean expected = injected.atMs() < onTcp && !crash;
+            out.add(incident(expected ? Incident.ALERT : Incident.TOLERATE, "STALLED_SYNC", simulated, null, at, null,
+                    expected ? deadline : null, note));
             out.add(incident(Incident.TOLERATE, "STRAGGLER", simulated, null, at, null, null,
                     "the ranks' traffic as the job stops"));
         }

@@ -35,10 +35,11 @@ class StallDetectorArrivalOrderTest {
         Observation inOrder = stall(0);
         Observation n2Late = stall(1_200);
 
+        // the last burst came 5.9 s before the hang; 1.7 x the learned 5 s gaps after it
         assertThat(inOrder.at() - HANG).as("detected after the hang, within the learned threshold")
-                .isBetween(10_000L, 25_000L);
+                .isBetween(2_000L, 6_000L);
         assertThat(n2Late.condition().labels()).as("the late node's bursts end the learned gaps as early as in order")
-                .containsEntry("normalGapMs", inOrder.condition().labels().get("normalGapMs"))
+                .containsEntry("longestQuietMs", inOrder.condition().labels().get("longestQuietMs"))
                 .containsEntry("thresholdSeconds", inOrder.condition().labels().get("thresholdSeconds"));
         assertThat(n2Late.condition().since()).isEqualTo(inOrder.condition().since());
         // n1's sample that crosses the threshold arrives before n2's, which is late: one sample of n1 later at most

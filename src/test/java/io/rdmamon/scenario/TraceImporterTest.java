@@ -116,13 +116,29 @@ class TraceImporterTest {
     }
 
     @Test
-    void shouldLabelTheHangWithADeadlineOfTwiceTheLongestPauseAndTolerateTheFirstLongPause() {
+    void shouldLabelTheHangWithADeadlineOfTwiceTheLongestPausePlus3SecondsAndTolerateTheFirstLongPause() {
         GroundTruth truth = TraceImporter.importTrace(trace, TraceImporter.Form.RDMA, 0, 0, 1).truth();
 
         assertThat(truth.incidents()).filteredOn(i -> i.type().equals("STALLED_SYNC")).extracting(
                 Incident::expect, Incident::onsetMs, Incident::endMs, Incident::maxLatencyMs).containsExactly(
                 org.assertj.core.groups.Tuple.tuple(Incident.TOLERATE, EPOCH + 40_000, EPOCH + 46_000, null),
-                org.assertj.core.groups.Tuple.tuple(Incident.ALERT, EPOCH + 70_000, null, 12_000L));
+                org.assertj.core.groups.Tuple.tuple(Incident.ALERT, EPOCH + 70_000, null, 15_000L));
+    }
+
+    @Test
+    void shouldReportACrashedRanksJobFailedAsKubernetesDoesAndTolerateAStallBeforeThat() throws IOException {
+        Files.writeString(dir.resolve("trace.json"), Files.readString(dir.resolve("trace.json"))
+                .replace("\"kind\": \"hang\"", "\"kind\": \"crash\""));
+        ScenarioRecorder.Recording crashed = TraceImporter.importTrace(NcclTrace.read(dir), TraceImporter.Form.RDMA,
+                0, 0, 1);
+
+        assertThat(crashed.jobs()).last().satisfies(job -> {
+            assertThat(job.state()).isEqualTo(JobRecord.FAILED);
+            assertThat(job.updatedAt()).isEqualTo(EPOCH + 73_000);
+            assertThat(job.ranks()).hasSize(2);
+        });
+        assertThat(crashed.truth().incidents()).filteredOn(i -> i.type().equals("STALLED_SYNC"))
+                .extracting(Incident::expect).containsOnly(Incident.TOLERATE);
     }
 
     @Test
