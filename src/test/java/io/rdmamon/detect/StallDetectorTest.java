@@ -149,6 +149,23 @@ class StallDetectorTest {
     }
 
     @Test
+    void shouldResolveAStallMeasuredOnEth0WhenTheJobsTrafficComesBackThere() {
+        // on eth0 for good from 250 s; a 25 s pause there at 350 s is longer than 1.7 x the 12 s one on RDMA: it
+        // fires, and resolves when eth0 carries the job again, as a pause on RDMA resolves when RDMA does
+        TrainingTraffic.Job job = trainingJob("uid-a");
+        job.pause(T0 + 150_000, T0 + 162_000).pause(T0 + 250_000, Long.MAX_VALUE);
+        NODES.forEach(n -> {
+            sim.hostBurst(n, T0 + 250_000, T0 + 350_000, 1e9, 1e9);
+            sim.hostBurst(n, T0 + 375_000, T0 + 500_000, 1e9, 1e9);
+        });
+        List<Alert> stalls = run(T0 + 500_000).stream().filter(a -> a.type().equals(Alert.STALLED_SYNC))
+                .filter(a -> a.startsAt() > T0 + 300_000).toList();
+
+        assertThat(stalls).extracting(Alert::status).containsExactly(Alert.FIRING, Alert.RESOLVED);
+        assertThat(stalls.get(1).endsAt()).isBetween(T0 + 375_000, T0 + 378_000);
+    }
+
+    @Test
     void shouldFlagAHangWithin8SecondsOnAJobThatNeverPaused() {
         long hang = T0 + 300_000;
         trainingJob("uid-a").pause(hang, Long.MAX_VALUE);
