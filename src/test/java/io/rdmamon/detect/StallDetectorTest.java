@@ -130,12 +130,7 @@ class StallDetectorTest {
     void shouldMeasureAPauseFromTheLastHostTrafficOnceTheJobMovedToTcp() {
         // a 12 s evaluation on RDMA, then at 250 s NCCL moves to eth0 for good, pauses 12 s there at 350 s, and hangs
         // at 450 s: RDMA is quiet from 250 s on, the pause on eth0 is one the job had made before
-        TrainingTraffic.Job job = trainingJob("uid-a");
-        job.pause(T0 + 150_000, T0 + 162_000).pause(T0 + 250_000, Long.MAX_VALUE);
-        NODES.forEach(n -> {
-            sim.hostBurst(n, T0 + 250_000, T0 + 350_000, 1e9, 1e9);
-            sim.hostBurst(n, T0 + 362_000, T0 + 450_000, 1e9, 1e9);
-        });
+        movesToEth0At250sAndPausesThere(T0 + 350_000, T0 + 362_000, T0 + 450_000);
         List<Alert> stalls = run(T0 + 500_000).stream().filter(a -> a.status().equals(Alert.FIRING))
                 .filter(a -> a.type().equals(Alert.STALLED_SYNC)).toList();
 
@@ -148,16 +143,20 @@ class StallDetectorTest {
                 });
     }
 
+    /** A 12 s evaluation on RDMA at 150 s; from 250 s NCCL runs on eth0 until {@code end}, but for a pause. */
+    private void movesToEth0At250sAndPausesThere(long pauseFrom, long pauseTo, long end) {
+        trainingJob("uid-a").pause(T0 + 150_000, T0 + 162_000).pause(T0 + 250_000, Long.MAX_VALUE);
+        NODES.forEach(n -> {
+            sim.hostBurst(n, T0 + 250_000, pauseFrom, 1e9, 1e9);
+            sim.hostBurst(n, pauseTo, end, 1e9, 1e9);
+        });
+    }
+
     @Test
     void shouldResolveAStallMeasuredOnEth0WhenTheJobsTrafficComesBackThere() {
         // on eth0 for good from 250 s; a 25 s pause there at 350 s is longer than 1.7 x the 12 s one on RDMA: it
         // fires, and resolves when eth0 carries the job again, as a pause on RDMA resolves when RDMA does
-        TrainingTraffic.Job job = trainingJob("uid-a");
-        job.pause(T0 + 150_000, T0 + 162_000).pause(T0 + 250_000, Long.MAX_VALUE);
-        NODES.forEach(n -> {
-            sim.hostBurst(n, T0 + 250_000, T0 + 350_000, 1e9, 1e9);
-            sim.hostBurst(n, T0 + 375_000, T0 + 500_000, 1e9, 1e9);
-        });
+        movesToEth0At250sAndPausesThere(T0 + 350_000, T0 + 375_000, T0 + 500_000);
         List<Alert> stalls = run(T0 + 500_000).stream().filter(a -> a.type().equals(Alert.STALLED_SYNC))
                 .filter(a -> a.startsAt() > T0 + 300_000).toList();
 
