@@ -34,7 +34,7 @@ final class StallState {
     int bucketActive;
     int prevBucketReporting;
     Long lastActiveAt;
-    /** Where the last quiet began if it was learned as a gap (a late sample may still show it was shorter). */
+    /** Where the last quiet began if it was learned (a late sample may still show it was shorter). */
     Long lastGapStart;
     /** Usual tx+rx of an active port (EWMA). */
     Double portBaseline;
