@@ -34,7 +34,7 @@ class ClockOffsetsTest {
                 long trueTime = START + s * 1_000L + phase;
                 corrections.put(node.getKey(), clocks.observe(node.getKey(), trueTime + node.getValue(),
                         trueTime + 200));
-                phase += 137;
+                phase = (phase + 137) % 1_000;
             }
         }
     }
@@ -101,6 +101,19 @@ class ClockOffsetsTest {
         assertThat(corrections.get("n2")).isCloseTo(8_000L, within(1_000L));
         assertThat(corrections.get("n4")).isCloseTo(-20_000L, within(1_000L));
         assertThat(corrections).containsEntry("n1", 0L).containsEntry("n3", 0L);
+    }
+
+    @Test
+    void shouldFindTheNodeOffAmongManyWhoseReferenceIsCached() {
+        Map<String, Long> many = new LinkedHashMap<>();
+        for (int i = 1; i <= 40; i++) {
+            many.put("n" + i, i == 17 ? -30_000L : 0L);
+        }
+        run(0, 20, many);
+        assertThat(corrections.get("n17")).isCloseTo(-30_000L, within(1_000L));
+        assertThat(corrections.entrySet()).filteredOn(e -> !e.getKey().equals("n17"))
+                .allSatisfy(e -> assertThat(e.getValue()).as(e.getKey()).isZero());
+        assertThat(changes).containsExactly("n17 CORRECTED");
     }
 
     @Test
