@@ -11,6 +11,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -32,12 +33,16 @@ public final class JobAssignments {
     /**
      * @param samplePartitions partitions of the sample topics, which the hold changes must match; 0 when unknown
      *                         (one partition, as in tests and replays)
+     * @param clockCorrection  puts each sample, in its node's partition, in the other nodes' time
+     *                         ({@code io.rdmamon.clock.ClockCorrection})
      */
     public static KStream<String, AssignedInput> assign(KStream<String, PortSample> ports,
                                                         KStream<String, HostIfaceSample> hosts,
                                                         KStream<String, JobRecord> jobs, int samplePartitions,
                                                         Duration historyRetention, MeterRegistry registry,
-                                                        StoreType storeType) {
+                                                        StoreType storeType,
+                                                        ProcessorSupplier<String, NodeInput, String, NodeInput>
+                                                                clockCorrection) {
         Repartitioned<String, HolderUpdate> byNode = Repartitioned.<String, HolderUpdate>as(REPARTITION)
                 .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(HolderUpdate.class))
                 .withStreamPartitioner((topic, key, value, partitions) ->
@@ -54,6 +59,7 @@ public final class JobAssignments {
         if (samplePartitions > 0) {
             samples = byNode(samples, samplePartitions, registry);
         }
+        samples = samples.process(clockCorrection, Named.as("clock-correction"));
         return samples.merge(holds, Named.as("node-inputs"))
                 .process(NodeAssigner.supplier(historyRetention.toMillis(), registry, storeType),
                         Named.as("assign-job"));

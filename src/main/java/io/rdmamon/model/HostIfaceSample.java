@@ -32,4 +32,10 @@ public record HostIfaceSample(
     public String key() {
         return node + "/" + iface;
     }
+
+    /** The same sample at another time: a node's clock corrected (io.rdmamon.clock). */
+    public HostIfaceSample withTs(long newTs) {
+        return new HostIfaceSample(v, node, iface, newTs, intervalMs, txBytesPerSec, rxBytesPerSec, txPacketsPerSec,
+                rxPacketsPerSec, errors);
+    }
 }

@@ -51,4 +51,10 @@ public record PortSample(
     public static String key(String node, String device, int port) {
         return node + "/" + device + "/" + port;
     }
+
+    /** The same sample at another time: a node's clock corrected (io.rdmamon.clock). */
+    public PortSample withTs(long newTs) {
+        return new PortSample(v, node, device, port, newTs, intervalMs, source, state, physState, linkLayer,
+                rateBytesPerSec, txBytesPerSec, rxBytesPerSec, txPacketsPerSec, rxPacketsPerSec, errors, errorClasses);
+    }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /** The replay's input records in piping order; {@link #next()} returns null at the end. */
 interface RecordStream {
@@ -15,11 +16,16 @@ interface RecordStream {
      * given first, so job records precede samples of the same millisecond).
      */
     static RecordStream merged(List<JsonLinesSource> sources) {
+        return merged(sources, ReplayRecord::timestamp);
+    }
+
+    /** As {@link #merged(List)}, the heads compared by {@code time}: a sample's time as corrected for its node's clock. */
+    static RecordStream merged(List<JsonLinesSource> sources, ToLongFunction<ReplayRecord> time) {
         return () -> {
             JsonLinesSource best = null;
             for (JsonLinesSource source : sources) {
                 ReplayRecord head = source.peek();
-                if (head != null && (best == null || head.timestamp() < best.peek().timestamp())) {
+                if (head != null && (best == null || time.applyAsLong(head) < time.applyAsLong(best.peek()))) {
                     best = source;
                 }
             }

@@ -1,5 +1,8 @@
 package io.rdmamon.replay;
 
+import io.rdmamon.clock.ClockOffsets;
+import io.rdmamon.model.ContractLimits;
+import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.support.FileTrees;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -37,7 +40,9 @@ import java.util.function.Consumer;
  * Runs a stream topology over recorded topic files in a {@link TopologyTestDriver}: single-threaded, event time, as
  * fast as the machine goes, and deterministic — the same files give the same outputs. Each record is piped with its
  * own timestamp; before it, the driver's wall clock is moved up to that timestamp in steps of at most
- * {@link #WALL_CLOCK_STEP} so wall-clock punctuators (collector silence) fire as they would live.
+ * {@link #WALL_CLOCK_STEP} so wall-clock punctuators (collector silence) fire as they would live. A sample of a node
+ * whose clock is off moves it only as far as its time corrected by the node's offset ({@link ClockOffsets}, with the
+ * stream app's defaults): live, the wall clock is the app's, and one node ahead does not move it.
  *
  * <p>Order: {@link Order#ARRIVAL} keeps each file's line order (the recorded arrival order, late samples included)
  * and interleaves the files by timestamp; {@link Order#TIME} sorts everything by timestamp (for dumps concatenated
@@ -87,8 +92,11 @@ public final class Replayer {
             for (int i = 0; i < inputs.size(); i++) {
                 sources.add(new JsonLinesSource(inputs.get(i).file(), inputs.get(i).kind(), i, registry));
             }
-            RecordStream stream = order == Order.TIME ? RecordStream.sorted(sources) : RecordStream.merged(sources);
-            Summary summary = drive(stream, stateDir, sink);
+            ClockOffsets clocks = new ClockOffsets(StreamsAppConfig.DEFAULT_CLOCK_SKEW_MAX,
+                    ContractLimits.DEFAULT_MAX_FUTURE, (node, before, after, offset, peers) -> { });
+            RecordStream stream = order == Order.TIME ? RecordStream.sorted(sources)
+                    : RecordStream.merged(sources, r -> r.timestamp() - clocks.correction(node(r)));
+            Summary summary = drive(stream, clocks, stateDir, sink);
             long skipped = sources.stream().mapToLong(JsonLinesSource::skipped).sum();
             return new Summary(summary.records(), skipped, summary.outputs(), summary.firstTimestamp(),
                     summary.lastTimestamp());
@@ -100,7 +108,7 @@ public final class Replayer {
         }
     }
 
-    private Summary drive(RecordStream stream, Path stateDir, Consumer<Output> sink) {
+    private Summary drive(RecordStream stream, ClockOffsets clocks, Path stateDir, Consumer<Output> sink) {
         ReplayRecord first = stream.next();
         if (first == null) {
             return new Summary(0, 0, Map.of(), null, null);
@@ -130,7 +138,7 @@ public final class Replayer {
                     }
                     continue;
                 }
-                wallClock = advanceWallClock(driver, wallClock, record.timestamp());
+                wallClock = advanceWallClock(driver, wallClock, wallClockTarget(clocks, record, wallClock));
                 inputs.computeIfAbsent(record.kind(), k -> driver.createInputTopic(topic, new StringSerializer(),
                         new StringSerializer())).pipeInput(record.key(), record.value(), record.timestamp());
                 count++;
@@ -142,6 +150,22 @@ public final class Replayer {
             drain(driver, outputTopics, outputs, sink);
         }
         return new Summary(count, 0, outputs, first.timestamp(), last);
+    }
+
+    /** The record's time, a sample's as corrected for its node's clock: where the app's wall clock would be. */
+    private static long wallClockTarget(ClockOffsets clocks, ReplayRecord record, long wallClock) {
+        String node = node(record);
+        return node == null ? record.timestamp() : record.timestamp() - clocks.observe(node, record.timestamp(),
+                wallClock);
+    }
+
+    /** A sample's node (its key up to the first {@code /}); null for job records and records without a key. */
+    private static String node(ReplayRecord record) {
+        if (record.kind() == InputKind.JOBS || record.key() == null) {
+            return null;
+        }
+        int slash = record.key().indexOf('/');
+        return slash < 0 ? record.key() : record.key().substring(0, slash);
     }
 
     private static long advanceWallClock(TopologyTestDriver driver, long wallClock, long target) {

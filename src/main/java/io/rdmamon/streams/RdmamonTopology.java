@@ -2,6 +2,7 @@ package io.rdmamon.streams;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.rdmamon.clock.ClockCorrection;
 import io.rdmamon.detect.CollectorSilenceDetector;
 import io.rdmamon.detect.Detector;
 import io.rdmamon.detect.DetectorConfig;
@@ -57,6 +58,7 @@ import java.util.function.Consumer;
  * rdma.host-samples (key node/iface, HostIfaceSample)   ─┤
  * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/*, repartitioned by node
  *   samples, in their node's partition (moved there first when a producer put them elsewhere)
+ *     ─► in the other nodes' time where the node's clock is off (ClockCorrection)
  *     ─► the assignment valid at the sample's ts (NodeAssigner)
  *     ├─► per port (PortJudge): rdma.link-health (key node/device/port, LinkHealth, per interval or on change)
  *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                ─┐
@@ -149,7 +151,8 @@ public final class RdmamonTopology {
 
         // everything up to the job side runs in the node's own partition: no per-sample repartition
         KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, jobs, samplePartitions,
-                cfg.historyRetention(), registry, cfg.storeType());
+                cfg.historyRetention(), registry, cfg.storeType(),
+                ClockCorrection.supplier(cfg.clockSkewMax().toMillis(), limits.maxFutureMs(), registry));
         KStream<String, PortVerdict> verdicts = assigned.process(PortJudge.supplier(
                 cfg.linkHealthInterval().toMillis(), List.of(new LinkDownDetector(thresholds),
                         new LinkDegradedDetector(thresholds), new LinkIdleDetector(thresholds)), registry,

@@ -134,6 +134,13 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String PUNCTUATE_INTERVAL_DOC = "Wall-clock period of the collector-silence check "
             + "and of the job-bandwidth window completeness check.";
 
+    public static final String CLOCK_SKEW_MAX_CONFIG = "streams.clock.skew.max.ms";
+    public static final long DEFAULT_CLOCK_SKEW_MAX = 2_000;
+    private static final String CLOCK_SKEW_MAX_DOC = "A node whose clock (its samples' ts) is off by more than this "
+            + "from the median of the other nodes' is logged, shown on rdmamon_streams_clock_offset_seconds{node}, and "
+            + "judged in corrected time (ts minus its offset) until back within half of it; one off by more than "
+            + "streams.contract.max.future.ms keeps its own times. See docs/streams.md, 'A node with a wrong clock'.";
+
     public static final String METRICS_PORT_CONFIG = "streams.metrics.port";
     public static final int DEFAULT_METRICS_PORT = 9402;
     private static final String METRICS_PORT_DOC = "Port of the Prometheus /metrics endpoint; -1 disables it.";
@@ -208,6 +215,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Range.between(60_000, Duration.ofDays(365).toMillis()), Importance.LOW, HISTORY_RETENTION_DOC)
             .define(PUNCTUATE_INTERVAL_CONFIG, Type.LONG, DEFAULT_PUNCTUATE_INTERVAL, Range.between(100, 60_000),
                     Importance.LOW, PUNCTUATE_INTERVAL_DOC)
+            .define(CLOCK_SKEW_MAX_CONFIG, Type.LONG, DEFAULT_CLOCK_SKEW_MAX, Range.between(500, 300_000),
+                    Importance.LOW, CLOCK_SKEW_MAX_DOC)
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, Range.between(-1, 65_535), Importance.LOW,
                     METRICS_PORT_DOC)
             .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)
@@ -286,6 +295,10 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public Duration punctuateInterval() {
         return Duration.ofMillis(getLong(PUNCTUATE_INTERVAL_CONFIG));
+    }
+
+    public Duration clockSkewMax() {
+        return Duration.ofMillis(getLong(CLOCK_SKEW_MAX_CONFIG));
     }
 
     /** The operator's expected bandwidth per NIC, by instance type and by device type. */

@@ -1,0 +1,249 @@
+package io.rdmamon.clock;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Each node's clock offset against the other nodes, in event time, and the correction its samples get.
+ *
+ * <p>Every judgement of the stream app runs in event time, and event time is each collector's own clock: one node
+ * ahead by 30 s pushes time ahead for everyone (its peers look silent, a job's stall shows 30 s late), one behind puts
+ * its traffic in its peers' past (a straggler). Samples of healthy nodes arrive within a second or two of one another,
+ * so a node's offset is what its samples' times say against the other nodes': each sample's {@code ts} minus the
+ * median of the other nodes' latest sample times (as corrected), the median of the node's last {@value #WINDOW} such
+ * differences. A node off by more than the bound is judged in corrected time ({@code ts − offset}) while it stays off
+ * by more than half the bound; off by more than the limit (the contract's 5 minutes) it keeps its own times, as a
+ * clock that far off is more likely a replay or a unit mistake than a drifting clock.
+ *
+ * <p>Guards: the other nodes are those heard from in the last {@value #FRESH_MS} ms of wall time (a silent node is no
+ * reference); a node's offset changes only while its recent differences agree within {@value #STEADY_SPREAD_MS} ms
+ * (a backlog flushed at once, or a clock being stepped, gives differences that do not, and keeps the last offset); and
+ * the cluster's time is that of its majority: when, after a change, more than half the nodes carry a correction (the
+ * first node heard from, which everyone was compared with at the start, was the wrong one), every correction moves by
+ * their median. With two nodes there is no majority: the first heard from sets the time.
+ *
+ * <p>Not thread-safe: one per stream task (the nodes of its partitions), and one per replay.
+ */
+public final class ClockOffsets {
+    /** A node's differences kept: about 8 s of a node with two ports and a host interface sampled each second. */
+    static final int WINDOW = 24;
+    /** Most a node's kept differences may spread and still be one steady offset rather than a backlog. */
+    static final long STEADY_SPREAD_MS = 3_000;
+    /** A node not heard from for this long (wall clock) is left out of the others' reference. */
+    static final long FRESH_MS = 10_000;
+    /** Up to this many nodes, each sample is compared with the others' times as they are at that moment. */
+    static final int EXACT_UP_TO = 16;
+
+    /** Where a node's clock stands. */
+    public enum State {
+        /** Within the bound of the others', or not judged yet: its own times are used. */
+        IN_STEP,
+        /** Off by more than the bound: its samples are judged in corrected time. */
+        CORRECTED,
+        /** Off by more than the limit: its own times are used, as before this class existed. */
+        BEYOND_LIMIT
+    }
+
+    /** Told when a node's clock changes {@link State}, with its offset and how many nodes it was compared with. */
+    public interface Listener {
+        void changed(String node, State before, State after, long offsetMs, int peers);
+    }
+
+    private final long boundMs;
+    private final long limitMs;
+    private final Listener listener;
+    private final Map<String, NodeClock> nodes = new HashMap<>();
+    private long[] scratch = new long[16];
+    /** The reference the last samples were compared with, how many nodes made it, samples since. */
+    private long referenceMs;
+    private int referencePeers;
+    private int sinceReference;
+
+    /**
+     * @param boundMs an offset beyond this is corrected ({@code streams.clock.skew.max.ms})
+     * @param limitMs an offset beyond this is left alone ({@code streams.contract.max.future.ms})
+     */
+    public ClockOffsets(long boundMs, long limitMs, Listener listener) {
+        this.boundMs = boundMs;
+        this.limitMs = limitMs;
+        this.listener = listener;
+    }
+
+    /** One node's clock as seen so far. */
+    private static final class NodeClock {
+        final String node;
+        final long[] differences = new long[WINDOW];
+        int count;
+        int next;
+        /** The node's latest sample time, as it sent it. */
+        long latestTs = Long.MIN_VALUE;
+        long arrivedAt;
+        /** Its offset, as last judged (ms, positive: ahead), and what its samples' times lose. */
+        long offsetMs;
+        long correctionMs;
+        State state = State.IN_STEP;
+
+        NodeClock(String node) {
+            this.node = node;
+        }
+
+        long correctedLatest() {
+            return latestTs - correctionMs;
+        }
+
+        void add(long difference) {
+            differences[next] = difference;
+            next = (next + 1) % WINDOW;
+            count = Math.min(count + 1, WINDOW);
+        }
+
+        void shiftDifferences(long ms) {
+            for (int i = 0; i < count; i++) {
+                differences[i] -= ms;
+            }
+        }
+    }
+
+    /**
+     * A sample of {@code node} with its own time {@code ts}, arriving at wall time {@code now}: returns the
+     * milliseconds to take off its time (0 for a node in step).
+     */
+    public long observe(String node, long ts, long now) {
+        NodeClock clock = nodes.computeIfAbsent(node, NodeClock::new);
+        int peers = reference(clock, now);
+        if (peers > 0) {
+            clock.add(ts - referenceMs);
+            judge(clock, now, peers);
+        }
+        clock.latestTs = Math.max(clock.latestTs, ts);
+        clock.arrivedAt = now;
+        return clock.correctionMs;
+    }
+
+    /** What the node's samples' times lose now: 0 for a node in step or not seen. */
+    public long correction(String node) {
+        NodeClock clock = node == null ? null : nodes.get(node);
+        return clock == null ? 0 : clock.correctionMs;
+    }
+
+    /** The node's offset as last judged (ms, positive: ahead of the others); 0 when unknown. */
+    public long offsetMs(String node) {
+        NodeClock clock = nodes.get(node);
+        return clock == null ? 0 : clock.offsetMs;
+    }
+
+    public State state(String node) {
+        NodeClock clock = nodes.get(node);
+        return clock == null ? State.IN_STEP : clock.state;
+    }
+
+    /**
+     * Sets {@link #referenceMs} to the median of the other fresh nodes' corrected latest times; returns how many
+     * there are. Exact up to {@value #EXACT_UP_TO} nodes; beyond, the median of all of them, the node's own time
+     * included (one of many), computed again after an eighth of the nodes' samples: a scan and sort of every node at
+     * every sample would cost more than the rest of the node side at 1,000 nodes a partition.
+     */
+    private int reference(NodeClock self, long now) {
+        boolean exact = nodes.size() <= EXACT_UP_TO;
+        if (!exact && sinceReference++ < nodes.size() / 8) {
+            return referencePeers;
+        }
+        sinceReference = 0;
+        referencePeers = collectPeers(exact ? self : null, now);
+        referenceMs = referencePeers > 0 ? median(scratch, referencePeers) : 0;
+        return referencePeers;
+    }
+
+    /** The other fresh nodes' corrected latest times into {@link #scratch}; returns how many. */
+    private int collectPeers(NodeClock self, long now) {
+        if (scratch.length < nodes.size()) {
+            scratch = new long[nodes.size() * 2];
+        }
+        int n = 0;
+        for (NodeClock other : nodes.values()) {
+            if (other != self && other.latestTs != Long.MIN_VALUE && now - other.arrivedAt <= FRESH_MS) {
+                scratch[n++] = other.correctedLatest();
+            }
+        }
+        return n;
+    }
+
+    private void judge(NodeClock clock, long now, int peers) {
+        long[] recent = Arrays.copyOf(clock.differences, clock.count);
+        Arrays.sort(recent);
+        if (recent[recent.length - 1] - recent[0] > STEADY_SPREAD_MS) {
+            return;
+        }
+        long offset = median(recent, recent.length);
+        clock.offsetMs = offset;
+        long size = Math.abs(offset);
+        State state;
+        long correction;
+        if (size > limitMs) {
+            state = State.BEYOND_LIMIT;
+            correction = 0;
+        } else if (size > boundMs || clock.state == State.CORRECTED && size > boundMs / 2) {
+            state = State.CORRECTED;
+            // a steady offset moves its correction only by more than half the bound: the samples of one port stay
+            // in order instead of wandering with the jitter of arrival
+            correction = Math.abs(offset - clock.correctionMs) > boundMs / 2 ? offset : clock.correctionMs;
+        } else {
+            state = State.IN_STEP;
+            correction = 0;
+        }
+        if (correction != clock.correctionMs) {
+            clock.correctionMs = correction;
+            if (followMajority(now)) {
+                return;
+            }
+        }
+        setState(clock, state, peers);
+    }
+
+    private void setState(NodeClock clock, State state, int peers) {
+        State before = clock.state;
+        clock.state = state;
+        if (before != state) {
+            listener.changed(clock.node, before, state, clock.offsetMs, peers);
+        }
+    }
+
+    /**
+     * When more than half the fresh nodes carry a correction, the cluster's time was set by a minority (the first
+     * node heard from): every correction moves by their median. Returns whether they moved.
+     */
+    private boolean followMajority(long now) {
+        int fresh = 0;
+        int corrected = 0;
+        long[] corrections = new long[nodes.size()];
+        for (NodeClock c : nodes.values()) {
+            if (now - c.arrivedAt <= FRESH_MS) {
+                corrections[fresh++] = c.correctionMs;
+                corrected += c.correctionMs != 0 ? 1 : 0;
+            }
+        }
+        if (fresh < 3 || 2 * corrected <= fresh) {
+            return false;
+        }
+        Arrays.sort(corrections, 0, fresh);
+        long shift = corrections[(fresh - 1) / 2];
+        if (Math.abs(shift) <= boundMs) {
+            return false;
+        }
+        for (NodeClock c : nodes.values()) {
+            c.correctionMs -= shift;
+            c.shiftDifferences(shift);
+            c.offsetMs -= shift;
+            setState(c, Math.abs(c.offsetMs) > limitMs ? State.BEYOND_LIMIT
+                    : c.correctionMs != 0 ? State.CORRECTED : State.IN_STEP, fresh - 1);
+        }
+        return true;
+    }
+
+    /** The median of the first {@code n} values (sorted in place). */
+    private static long median(long[] values, int n) {
+        Arrays.sort(values, 0, n);
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    }
+}
