@@ -104,13 +104,19 @@ public final class PodDeviceReporter implements AutoCloseable {
 
     /**
      * Starts reporting for a collector inside pod {@code namespace/pod} (collector mode {@code pod}), whose records
-     * are named {@code node}: every RDMA device of the pod's sysfs is the pod's ({@link InPodDevices}).
+     * are named {@code node}: every RDMA device of the pod's sysfs is the pod's ({@link InPodDevices}). Null (with a
+     * warning) when the pod's name is not known.
      */
     public static PodDeviceReporter startInPod(PodResourcesConfig config, String node, String namespace, String pod,
                                                Path sysfsRoot, Pattern include, Pattern exclude, SampleSink sink,
                                                MeterRegistry registry) {
-        PodDeviceReporter reporter = new PodDeviceReporter(new InPodDevices(sysfsRoot, namespace, pod, include,
-                exclude), node, config.topic(), config.republishInterval(), sink, Clock.systemUTC(), registry);
+        if (namespace == null || namespace.isBlank() || pod == null || pod.isBlank()) {
+            // collector.node named the records: without the pod's name its devices cannot be said to be its
+            log.warn("pod device attribution off: POD_NAMESPACE and POD_NAME are not set (downward API)");
+            return null;
+        }
+        PodDeviceReporter reporter = new PodDeviceReporter(new InPodDevices(sysfsRoot, namespace.trim(), pod.trim(),
+                include, exclude), node, config.topic(), config.republishInterval(), sink, Clock.systemUTC(), registry);
         reporter.start(config.interval());
         log.info("pod device attribution in pod {}/{}: its RDMA devices under {} every {} ms to {}", namespace, pod,
                 sysfsRoot, config.interval().toMillis(), config.topic());
