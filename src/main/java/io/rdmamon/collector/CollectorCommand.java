@@ -125,8 +125,12 @@ public final class CollectorCommand implements Callable<Integer> {
         Collector collector = build(config, env, metrics, sink);
         // without collector.node and NODE_NAME the name is a host-name lookup: once is enough
         String nodeName = config.node(env);
-        PodDeviceReporter podDevices = PodDeviceReporter.startIfAvailable(new PodResourcesConfig(config.originals()),
-                nodeName, config.sysfsRoot(), sink, metrics.registry());
+        PodResourcesConfig podResources = new PodResourcesConfig(config.originals());
+        PodDeviceReporter podDevices = config.podMode()
+                ? PodDeviceReporter.startInPod(podResources, nodeName, env.get("POD_NAMESPACE"), env.get("POD_NAME"),
+                config.sysfsRoot(), config.devicesInclude(), config.devicesExclude(), sink, metrics.registry())
+                : PodDeviceReporter.startIfAvailable(podResources, nodeName, config.sysfsRoot(), sink,
+                metrics.registry());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: flushing buffered samples");
@@ -137,7 +141,12 @@ public final class CollectorCommand implements Callable<Integer> {
             metrics.close();
             stopped.countDown();
         }, "collector-shutdown"));
-        log.info("collector on node {} sampling {} every {} ms", nodeName, config.sysfsRoot(), config.intervalMs());
+        if (config.podMode()) {
+            log.info("collector in pod {} (node {}) sampling {} and {} every {} ms", nodeName, env.get("NODE_NAME"),
+                    config.sysfsRoot(), config.hostInterfaces(), config.intervalMs());
+        } else {
+            log.info("collector on node {} sampling {} every {} ms", nodeName, config.sysfsRoot(), config.intervalMs());
+        }
         collector.start(config.intervalMs());
         stopped.await();
         return 0;

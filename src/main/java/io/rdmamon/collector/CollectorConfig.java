@@ -6,6 +6,7 @@ import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.RegexValidator;
+import io.rdmamon.model.PodIdentity;
 import io.rdmamon.model.Topics;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -32,6 +33,18 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String DEFAULT_NODE = "";
     private static final String NODE_DOC = "Node name put in every record. Empty: the NODE_NAME environment variable "
             + "(Kubernetes downward API), else the host name.";
+
+    public static final String MODE_CONFIG = "collector.mode";
+    public static final String MODE_NODE = "node";
+    public static final String MODE_POD = "pod";
+    private static final String MODE_DOC = "node: the collector runs once per node (DaemonSet) with the host's /sys and "
+            + "the kubelet's pod-resources socket. pod: it runs inside one pod (a sidecar, or a second process in the "
+            + "training container), as on Alibaba Cloud ACS, whose GPU pods have no node of their own: it reads the "
+            + "pod's own sysfs, names its records after the pod (<POD_NAMESPACE>.<POD_NAME>, from the downward API; "
+            + "NODE_NAME, the virtual node, is only logged), attributes every RDMA device it sees to its pod without "
+            + "pod-resources, and samples eth0,hpn0 unless collector.host.interfaces is set.";
+    /** The interfaces a pod-mode collector samples by default: ACS's pod network and its RDMA NIC's netdev. */
+    public static final List<String> POD_MODE_INTERFACES = List.of("eth0", "hpn0");
 
     public static final String INTERVAL_MS_CONFIG = "collector.interval.ms";
     public static final long DEFAULT_INTERVAL_MS = 1_000;
@@ -98,6 +111,8 @@ public final class CollectorConfig extends AbstractConfig {
 
     public static final ConfigDef CONFIG = PodResourcesConfig.define(PublishConfig.define(EadmConfig.define(new ConfigDef()
             .define(NODE_CONFIG, Type.STRING, DEFAULT_NODE, Importance.HIGH, NODE_DOC)
+            .define(MODE_CONFIG, Type.STRING, MODE_NODE, ConfigDef.ValidString.in(MODE_NODE, MODE_POD),
+                    Importance.HIGH, MODE_DOC)
             .define(INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_INTERVAL_MS, ConfigDef.Range.between(MIN_INTERVAL_MS, 3_600_000L),
                     Importance.HIGH, INTERVAL_MS_DOC)
             .define(SYSFS_ROOT_CONFIG, Type.STRING, DEFAULT_SYSFS_ROOT, new ConfigDef.NonEmptyString(), Importance.HIGH,
@@ -135,6 +150,16 @@ public final class CollectorConfig extends AbstractConfig {
         String configured = getString(NODE_CONFIG);
         if (!configured.isBlank()) {
             return configured;
+        }
+        if (podMode()) {
+            String namespace = env.get("POD_NAMESPACE");
+            String pod = env.get("POD_NAME");
+            if (namespace == null || namespace.isBlank() || pod == null || pod.isBlank()) {
+                throw new ConfigException(MODE_CONFIG, MODE_POD, "pod mode names its records after the pod: set "
+                        + "POD_NAMESPACE and POD_NAME from the downward API (metadata.namespace, metadata.name), or "
+                        + NODE_CONFIG);
+            }
+            return PodIdentity.node(namespace.trim(), pod.trim());
         }
         String fromEnv = env.get("NODE_NAME");
         if (fromEnv != null && !fromEnv.isBlank()) {
@@ -176,6 +201,12 @@ public final class CollectorConfig extends AbstractConfig {
     }
 
     public List<String> hostInterfaces() {
-        return getList(HOST_INTERFACES_CONFIG);
+        List<String> configured = getList(HOST_INTERFACES_CONFIG);
+        return configured.isEmpty() && podMode() ? POD_MODE_INTERFACES : configured;
+    }
+
+    /** Runs inside one pod ({@link #MODE_CONFIG}). */
+    public boolean podMode() {
+        return MODE_POD.equals(getString(MODE_CONFIG));
     }
 }

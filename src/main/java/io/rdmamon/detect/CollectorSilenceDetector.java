@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.jobs.AssignedInput;
+import io.rdmamon.jobs.NodeAssigner;
 import io.rdmamon.model.Alert;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
@@ -59,6 +60,9 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     private final AlertOutput output;
     private final long catchUpMaxMs;
     private final Counter skippedChecks;
+    private final Counter departed;
+    /** The job join's assignment history (read only): which jobs held a node then and now ({@link NodeJobs}). */
+    private NodeJobs jobs;
     /** What this task knows of each node's collector; in memory (see {@link NodeLife}). */
     private final Map<String, NodeLife> nodes = new HashMap<>();
     /**
@@ -108,7 +112,8 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     }
 
     private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output,
-                                     Counter skippedChecks) {
+                                     Counter skippedChecks, Counter departed) {
+        this.departed = departed;
         this.silentAfterMs = cfg.collectorSilentAfterMs();
         this.catchUpMaxMs = cfg.collectorCatchUpMaxMs();
         this.skippedChecks = skippedChecks;
@@ -125,10 +130,13 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         Counter skipped = Counter.builder("rdmamon.streams.collector.silence.checks.skipped")
                 .description("collector-silence checks not made because samples arrived late (catch-up)")
                 .register(registry);
+        Counter departed = Counter.builder("rdmamon.streams.collector.departed.pods")
+                .description("in-pod collectors (ACS) that stopped with their pod's job and were forgotten instead of "
+                        + "reported silent").register(registry);
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, AssignedInput, String, Alert> get() {
-                return new CollectorSilenceDetector(cfg, punctuateInterval, output, skipped);
+                return new CollectorSilenceDetector(cfg, punctuateInterval, output, skipped, departed);
             }
 
             @Override
@@ -143,6 +151,7 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     public void init(ProcessorContext<String, Alert> context) {
         this.context = context;
         this.lastSeen = context.getStateStore(STORE);
+        this.jobs = new NodeJobs(context.getStateStore(NodeAssigner.STORE));
         this.incidents = new IncidentBook(Alert.COLLECTOR_SILENT, context.getStateStore(
                 DetectorStores.incidentStoreName(Alert.COLLECTOR_SILENT)));
         this.startedAt = context.currentSystemTimeMs();
@@ -227,7 +236,13 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         for (String node : known) {
             NodeLife life = life(node);
             long waited = wallNow - life.arrivedAt;
-            if (waited >= forgetMs) {
+            if (waited >= threshold && jobs.podEndedWithItsJob(node, life.ts)) {
+                // an in-pod collector (ACS) stops with its pod: not silence, a node that left
+                departed.increment();
+                lastSeen.delete(node);
+                nodes.remove(node);
+                incidents.closeAll(node, life.ts + waited).forEach(this::publish);
+            } else if (waited >= forgetMs) {
                 lastSeen.delete(node);
                 nodes.remove(node);
                 incidents.closeAll(node, life.ts + waited).forEach(this::publish);
@@ -236,8 +251,8 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
                 long firstMissing = life.ts + Math.max(life.intervalMs, 1);
                 Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
                         + node + " silent: no sample for " + waited / 1000 + " s (last sample at "
-                        + Instant.ofEpochMilli(life.ts) + "); its jobs' stall detection is suspended",
-                        Map.of("silentSeconds", String.valueOf(waited / 1000)));
+                        + Instant.ofEpochMilli(life.ts) + "); its jobs' stall detection is suspended"
+                        + jobs.runningText(node), Map.of("silentSeconds", String.valueOf(waited / 1000)));
                 Alert alert = incidents.apply(node, Observation.holds(Subject.node(node), condition,
                         life.ts + waited));
                 fired += alert == null ? 0 : 1;

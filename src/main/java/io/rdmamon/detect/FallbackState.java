@@ -39,6 +39,11 @@ final class FallbackState {
     int fallbackWindows;
     Long fallbackSince;
     boolean firing;
+    /**
+     * The job's record says its collectives are meant to go over sockets ({@code rdmamon.io/transport=socket}, ACS
+     * P16EN): its socket traffic is no fallback.
+     */
+    boolean socketIntended;
 
     static FallbackState of(String uid, String job, String namespace) {
         FallbackState s = new FallbackState();

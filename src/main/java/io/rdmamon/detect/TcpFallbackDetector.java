@@ -3,6 +3,7 @@ package io.rdmamon.detect;
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobSample;
 import io.rdmamon.jobs.PortTraffic;
+import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
@@ -36,7 +37,9 @@ import java.util.TreeSet;
  *   <li>a hang: no traffic anywhere, so no host interface is busy;</li>
  *   <li>a job without RDMA devices, or whose devices are all shared with another job: no measured port of its own,
  *       so no window is judged (a fallback is only visible against ports the job holds alone);</li>
- *   <li>one rank on TCP while the others use RDMA: the job's RDMA share stays high (that rank is a STRAGGLER).</li>
+ *   <li>one rank on TCP while the others use RDMA: the job's RDMA share stays high (that rank is a STRAGGLER);</li>
+ *   <li>a job meant to run over sockets (its record's {@code rdmamon.io/transport=socket}: ACS P16EN): nothing
+ *       fell back.</li>
  * </ul>
  * The job's LINK_IDLE alerts carry the same {@code uid} label: Alertmanager's inhibition folds them into this one
  * while it fires (docs/alerts.md).
@@ -123,6 +126,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
         FallbackState next = state == null || restarted ? FallbackState.of(job.uid(), job.job(), job.namespace())
                 : state;
         next.generation = JobLifecycle.generation(job);
+        next.socketIntended = SocketPorts.intended(job);
         next.job = job.job();
         next.namespace = job.namespace();
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);
@@ -171,7 +175,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
     }
 
     private void judge(FallbackState s, long start, FallbackState.Window w, List<Observation> observations) {
-        if (w.ports.isEmpty()) {
+        if (w.ports.isEmpty() || s.socketIntended) {
             // no port of its own measured (no RDMA device, all shared, collectors silent): nothing to compare with
             return;
         }

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.collector.LogLimiter;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.NodePartitioner;
+import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -93,6 +94,14 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
             String key = AssignmentKeys.node(in.host().node());
             judged(key, record.timestamp());
             context.forward(record.withValue(new AssignedInput(null, in.host(), at(key, record.timestamp()))));
+            // a job that runs its collectives over this interface holds it as its device: it is that job's port too
+            String socketKey = AssignmentKeys.device(in.host().node(), in.host().iface());
+            Assignment socket = at(socketKey, record.timestamp());
+            if (!socket.isEmpty()) {
+                judged(socketKey, record.timestamp());
+                PortSample port = SocketPorts.of(in.host());
+                context.forward(record.withKey(port.key()).withValue(new AssignedInput(port, null, socket)));
+            }
         }
     }
 

@@ -45,6 +45,8 @@ public final class ScenarioCatalog {
         SCENARIOS.put("tcp-fallback", ScenarioCatalog::tcpFallback);
         SCENARIOS.put("tcp-fallback-switch", ScenarioCatalog::tcpFallbackSwitch);
         SCENARIOS.put("data-loader", ScenarioCatalog::dataLoader);
+        SCENARIOS.put("acs-p16en", AcsScenarios::p16en);
+        SCENARIOS.put("acs-gu8tf", AcsScenarios::gu8tf);
     }
 
     private ScenarioCatalog() {

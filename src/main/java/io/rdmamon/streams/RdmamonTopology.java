@@ -19,6 +19,7 @@ import io.rdmamon.jobs.AssignedInput;
 import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.jobs.JobBandwidths;
 import io.rdmamon.jobs.NicExpectations;
+import io.rdmamon.jobs.NodeAssigner;
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobEventBatch;
 import io.rdmamon.jobs.JobEvents;
@@ -261,6 +262,6 @@ public final class RdmamonTopology {
     private static KStream<String, Alert> collectorSilence(KStream<String, AssignedInput> samples,
                                                            StreamsAppConfig cfg, MeterRegistry registry) {
         return samples.process(CollectorSilenceDetector.supplier(cfg.detectors(), cfg.punctuateInterval(), registry,
-                        cfg.storeType()), Named.as("collector-silent-detector"));
+                        cfg.storeType()), Named.as("collector-silent-detector"), NodeAssigner.STORE);
     }
 }

@@ -156,7 +156,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "watch puts on each rank), as type=bytesPerSec entries: e.g. ecs.ebmgn7ex=14.4e9 when nccl-tests "
             + "all_reduce_perf measured a bus bandwidth of 14.4 GB/s on that instance type. rdma.job-bandwidth then "
             + "carries it as expectedNicBytesPerSec beside the job's achieved nicBytesPerSec, and the job dashboard "
-            + "and the capacity report show the job's peak against it. Empty: no figure by instance type.";
+            + "and the capacity report show the job's peak against it. ACS pods monitored in the pod carry their GPU "
+            + "model instead (jobs.watch.model.label): e.g. GU8TF=...,P16EN=... (on P16EN the NIC is the socket "
+            + "interface NCCL uses). Empty: no figure by instance type.";
 
     public static final String NIC_EXPECTED_DEVICE_TYPES_CONFIG = "streams.nic.expected.device.types";
     public static final String DEFAULT_NIC_EXPECTED_DEVICE_TYPES = "";

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.regex.Pattern;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -27,8 +28,15 @@ import java.util.concurrent.TimeUnit;
 public final class PodDeviceReporter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PodDeviceReporter.class);
 
-    private final PodResourcesClient client;
-    private final DeviceAttribution attribution;
+    /** Where the node's map comes from: the kubelet, or the pod's own sysfs. */
+    interface MapSource {
+        /** @throws StatusRuntimeException when the kubelet cannot be asked */
+        PodDeviceMap map(String node, long now);
+
+        void close();
+    }
+
+    private final MapSource source;
     private final String node;
     private final String topic;
     private final long republishMs;
@@ -42,8 +50,22 @@ public final class PodDeviceReporter implements AutoCloseable {
 
     public PodDeviceReporter(PodResourcesClient client, DeviceAttribution attribution, String node, String topic,
                              Duration republishInterval, SampleSink sink, Clock clock, MeterRegistry registry) {
-        this.client = client;
-        this.attribution = attribution;
+        this(new MapSource() {
+            @Override
+            public PodDeviceMap map(String n, long now) {
+                return attribution.map(n, now, client.list());
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        }, node, topic, republishInterval, sink, clock, registry);
+    }
+
+    PodDeviceReporter(MapSource source, String node, String topic, Duration republishInterval, SampleSink sink,
+                      Clock clock, MeterRegistry registry) {
+        this.source = source;
         this.node = node;
         this.topic = topic;
         this.republishMs = republishInterval.toMillis();
@@ -80,6 +102,27 @@ public final class PodDeviceReporter implements AutoCloseable {
         return reporter;
     }
 
+    /**
+     * Starts reporting for a collector inside pod {@code namespace/pod} (collector mode {@code pod}), whose records
+     * are named {@code node}: every RDMA device of the pod's sysfs is the pod's ({@link InPodDevices}). Null (with a
+     * warning) when the pod's name is not known.
+     */
+    public static PodDeviceReporter startInPod(PodResourcesConfig config, String node, String namespace, String pod,
+                                               Path sysfsRoot, Pattern include, Pattern exclude, SampleSink sink,
+                                               MeterRegistry registry) {
+        if (namespace == null || namespace.isBlank() || pod == null || pod.isBlank()) {
+            // collector.node named the records: without the pod's name its devices cannot be said to be its
+            log.warn("pod device attribution off: POD_NAMESPACE and POD_NAME are not set (downward API)");
+            return null;
+        }
+        PodDeviceReporter reporter = new PodDeviceReporter(new InPodDevices(sysfsRoot, namespace.trim(), pod.trim(),
+                include, exclude), node, config.topic(), config.republishInterval(), sink, Clock.systemUTC(), registry);
+        reporter.start(config.interval());
+        log.info("pod device attribution in pod {}/{}: its RDMA devices under {} every {} ms to {}", namespace, pod,
+                sysfsRoot, config.interval().toMillis(), config.topic());
+        return reporter;
+    }
+
     public void start(Duration interval) {
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pod-devices-" + node));
         scheduler.scheduleWithFixedDelay(this::pollSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -102,7 +145,7 @@ public final class PodDeviceReporter implements AutoCloseable {
         long now = clock.millis();
         PodDeviceMap current;
         try {
-            current = attribution.map(node, now, client.list());
+            current = source.map(node, now);
         } catch (StatusRuntimeException e) {
             listFailures.increment();
             long suppressed = logLimiter.admit("list");
@@ -132,6 +175,6 @@ public final class PodDeviceReporter implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        client.close();
+        source.close();
     }
 }

@@ -1,7 +1,9 @@
 package io.rdmamon.jobs.k8s;
 
+import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PodDeviceMap.PodDevices;
+import io.rdmamon.model.PodIdentity;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +19,10 @@ import java.util.TreeMap;
  *       while it restarts) → Pending; else all Succeeded → Succeeded; else Running (the pods that have not finished
  *       run: workers often end before the master);</li>
  *   <li>ranks: {@link RankRule}; node = the pod's node; devices from the pod-devices topic, empty when unknown;
- *       instanceType = the node's instance-type label, null when unknown;</li>
+ *       instanceType = the node's instance-type label, null when unknown. A pod monitored from inside
+ *       ({@link PodPlatform#inPod()}) has node = {@link PodIdentity} and instanceType = its GPU model; a pod whose
+ *       collectives are meant to use sockets has the socket interface as its one device, and the job the label
+ *       {@value SocketPorts#TRANSPORT_LABEL}=socket;</li>
  *   <li>startedAt: the earliest pod start time; labels: those all pods share, plus {@value #FRAMEWORK_LABEL},
  *       {@value #RESTARTS_LABEL} (container restarts over all pods) and, when some rank's devices are shared with
  *       other pods, {@value #SHARED_LABEL}=true.</li>
@@ -53,14 +58,26 @@ final class JobAssembler {
         List<RankRule.Ranked> ranked = rankRule.rank(pods, shape);
         List<JobRecord.Rank> ranks = new ArrayList<>();
         boolean shared = false;
+        boolean socket = false;
         for (RankRule.Ranked r : ranked) {
             TrainingPod p = r.pod();
-            PodDevices held = p.node() == null ? null : devices.devices(p.node(), p.namespace(), p.pod());
-            shared |= held != null && held.shared();
-            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), p.node(), held == null ? List.of() : held.devices(),
-                    p.node() == null ? null : instanceTypes.instanceType(p.node())));
+            PodPlatform platform = p.platform();
+            // in the pod, the collector names its samples after the pod: a virtual node is shared by many pods
+            String node = platform.inPod() ? PodIdentity.node(p.namespace(), p.pod()) : p.node();
+            PodDevices held = node == null ? null : devices.devices(node, p.namespace(), p.pod());
+            shared |= held != null && held.shared() && !platform.socket();
+            socket |= platform.socket();
+            // sockets intended: the collective's traffic is the interface NCCL uses, an idle RDMA device is not its
+            List<String> used = platform.socket() ? List.of(platform.socketInterface())
+                    : held == null ? List.of() : held.devices();
+            String type = platform.inPod() ? platform.model()
+                    : node == null ? null : instanceTypes.instanceType(node);
+            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), node, used, type));
         }
         Map<String, String> labels = commonLabels(pods);
+        if (socket) {
+            labels.put(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE);
+        }
         labels.put(FRAMEWORK_LABEL, first.framework());
         labels.put(RESTARTS_LABEL, Integer.toString(pods.stream().mapToInt(TrainingPod::restarts).sum()));
         if (shared) {

@@ -108,7 +108,7 @@ public final class JobsWatchConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
     private static final String METRICS_BIND_DOC = "Address the metrics endpoint binds to.";
 
-    public static final ConfigDef CONFIG = new ConfigDef()
+    public static final ConfigDef CONFIG = PlatformRules.define(new ConfigDef())
             .define(NAMESPACE_CONFIG, Type.STRING, DEFAULT_NAMESPACE, Importance.HIGH, NAMESPACE_DOC)
             .define(LABEL_SELECTOR_CONFIG, Type.STRING, DEFAULT_LABEL_SELECTOR, Importance.MEDIUM, LABEL_SELECTOR_DOC)
             .define(JOB_LABEL_CONFIG, Type.STRING, DEFAULT_JOB_LABEL, Importance.MEDIUM, JOB_LABEL_DOC)
@@ -186,6 +186,11 @@ public final class JobsWatchConfig extends AbstractConfig {
     /** Null: no node watch. */
     public String instanceTypeLabel() {
         return blankToNull(INSTANCE_TYPE_LABEL_CONFIG);
+    }
+
+    /** In-pod monitoring and intended transports (ACS). */
+    PlatformRules platformRules() {
+        return PlatformRules.of(this);
     }
 
     public Duration startupTimeout() {

@@ -57,7 +57,7 @@ public final class JobsWatcher implements AutoCloseable {
         this.publisher = new JobsPublisher(config.producerSettings(), config.topic(), registry);
         this.clock = clock;
         this.pods = new PodWatch(client, config.namespace(), config.labelSelector(),
-                new PodClassifier(config.jobLabel(), config.rankLabel(), registry), new PodWatch.Listener() {
+                new PodClassifier(config.jobLabel(), config.rankLabel(), config.platformRules(), registry), new PodWatch.Listener() {
                     @Override
                     public void jobChanged(String uid) {
                         enqueue(uid);

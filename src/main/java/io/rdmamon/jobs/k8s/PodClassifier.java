@@ -45,12 +45,18 @@ final class PodClassifier {
     private final String jobLabel;
     private final String rankLabel;
     private final Counter badLabels;
+    private final PlatformRules platforms;
     private final LogLimiter logLimiter = new LogLimiter(Duration.ofMinutes(1));
 
     /** {@code jobLabel}, {@code rankLabel}: null when not configured. */
     PodClassifier(String jobLabel, String rankLabel, MeterRegistry registry) {
+        this(jobLabel, rankLabel, PlatformRules.NONE, registry);
+    }
+
+    PodClassifier(String jobLabel, String rankLabel, PlatformRules platforms, MeterRegistry registry) {
         this.jobLabel = jobLabel;
         this.rankLabel = rankLabel;
+        this.platforms = platforms;
         this.badLabels = Counter.builder("rdmamon.jobs.watch.bad.labels")
                 .description("reads of a training pod index or rank label that is not a non-negative integer (a pod is "
                         + "read at each of its events)")
@@ -91,9 +97,10 @@ final class PodClassifier {
         Integer explicitRank = explicitRankLabel == null ? null
                 : number(pod, explicitRankLabel, labels.get(explicitRankLabel));
         String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        PodPlatform platform = platforms.of(labels, meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
         return new TrainingPod(JobUid.of(pod, framework, namespace, job), framework, namespace, job, meta.getName(),
                 type, index, explicitRank, present(node) ? node : null, PodState.of(pod), PodState.restarts(pod),
-                startTime(pod), labels);
+                startTime(pod), labels, platform);
     }
 
     private Integer number(Pod pod, String label, String value) {
