@@ -31,6 +31,7 @@ public final class StreamsApp implements AutoCloseable {
     private final boolean decodeOnly;
     private KafkaStreams streams;
     private KafkaStreamsMetrics metrics;
+    private volatile String refused;
 
     public StreamsApp(StreamsAppConfig cfg, MeterRegistry registry) {
         this(cfg, registry, false);
@@ -59,9 +60,10 @@ public final class StreamsApp implements AutoCloseable {
         KafkaAccess access = access(cfg);
         streams.setUncaughtExceptionHandler(e -> {
             // a new thread would be refused the same way, for ever: stop, so that the process exits and says why
-            Optional<String> refused = access.describe(e);
-            if (refused.isPresent()) {
-                log.error("{}; stopping", refused.get());
+            Optional<String> refusal = access.describe(e);
+            if (refusal.isPresent()) {
+                refused = refusal.get();
+                log.error("{}; stopping", refusal.get());
                 return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
             }
             log.error("stream thread failed; replacing it (state is restored from the changelogs)", e);
@@ -85,6 +87,11 @@ public final class StreamsApp implements AutoCloseable {
         StreamsAppConfig.TopicNames t = cfg.topics();
         return KafkaAccess.of(settings, RoleAcls.streams(cfg.applicationId(), List.of(t.portSamples(),
                 t.hostSamples(), t.jobs()), List.of(t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter())));
+    }
+
+    /** Why Kafka turned the app away for good (wrong credentials, an ACL missing), once it stopped for it. */
+    public Optional<String> refused() {
+        return Optional.ofNullable(refused);
     }
 
     /** Kafka Streams' state (CREATED before {@link #start}). */

@@ -233,8 +233,10 @@ class SecuredKafkaTest {
         open.add(app);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> app.state() == KafkaStreams.State.ERROR);
-        assertThat(messages()).anyMatch(m -> m.startsWith("not authorized: WRITE on transactional-ids prefixed "
-                + applicationId + " for principal User:" + STREAMS_LACKING));
+        String line = "not authorized: WRITE on transactional-ids prefixed " + applicationId + " for principal User:"
+                + STREAMS_LACKING;
+        assertThat(app.refused()).hasValueSatisfying(refused -> assertThat(refused).startsWith(line));
+        assertThat(messages()).anyMatch(m -> m.startsWith(line));
     }
 
     @Test
