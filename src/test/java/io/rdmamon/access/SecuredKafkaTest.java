@@ -64,6 +64,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -165,14 +168,16 @@ class SecuredKafkaTest {
         sinkThread.start();
         open.add(sink);
 
-        // jobs watch as User:jobs-watch: reads its topics back, then publishes the job of a new pod
-        JobsWatcher watcher = JobsWatcher.start(new JobsWatchConfig(jobsWatchSettings("jobs-watch",
-                SecuredKafka.password("jobs-watch"))), client, registry);
-        open.add(watcher);
-        client.pods().inNamespace("ops").resource(new PodBuilder().withNewMetadata().withNamespace("ops")
-                .withName("secured-pod").withLabels(Map.of("rdmamon.io/job", "secured-job")).endMetadata()
-                .withNewSpec().withNodeName("n9").endSpec().build())
-                .create();
+        // jobs watch as User:jobs-watch: reads its topics back (the Kubernetes client's start takes seconds: meanwhile
+        // the traffic goes), then publishes the job of a new pod
+        CompletableFuture<JobsWatcher> watching = CompletableFuture.supplyAsync(() -> {
+            try {
+                return JobsWatcher.start(new JobsWatchConfig(jobsWatchSettings("jobs-watch",
+                        SecuredKafka.password("jobs-watch"))), client, registry);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
 
         // the collector's publisher as User:collector: second by second until a sample comes out joined with the
         // job (its assignment travels through a repartition topic), then the rest
@@ -185,6 +190,12 @@ class SecuredKafkaTest {
             Thread.sleep(300);
         }
         publish(collector, events, fed, Long.MAX_VALUE);
+
+        open.add(watching.get(60, TimeUnit.SECONDS));
+        client.pods().inNamespace("ops").resource(new PodBuilder().withNewMetadata().withNamespace("ops")
+                .withName("secured-pod").withLabels(Map.of("rdmamon.io/job", "secured-job")).endMetadata()
+                .withNewSpec().withNodeName("n9").endSpec().build())
+                .create();
 
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(webhook)
                 .anyMatch(body -> body.contains("LINK_DOWN") && body.contains("uid-secured")));
