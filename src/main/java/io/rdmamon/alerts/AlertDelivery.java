@@ -1,6 +1,8 @@
 package io.rdmamon.alerts;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmamon.access.KafkaAccess;
+import io.rdmamon.access.RoleAcls;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.config.ConfigException;
@@ -15,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -36,6 +39,7 @@ public final class AlertDelivery implements AutoCloseable {
     private final Duration stopTimeout;
     private final CountDownLatch anyStopped = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile String refused;
 
     private AlertDelivery(AlertsConfig config, MeterRegistry registry, Clock clock) {
         List<Receiver> receivers = receivers(config, clock);
@@ -64,7 +68,13 @@ public final class AlertDelivery implements AutoCloseable {
                 try {
                     loop.run();
                 } catch (RuntimeException e) {
-                    log.error("alert delivery stopped by an unexpected error", e);
+                    Optional<String> refused = access(config).describe(e);
+                    if (refused.isPresent()) {
+                        delivery.refused = refused.get();
+                        log.error("{}; alert delivery stopped", refused.get());
+                    } else {
+                        log.error("alert delivery stopped by an unexpected error", e);
+                    }
                 } finally {
                     delivery.anyStopped.countDown();
                 }
@@ -78,6 +88,17 @@ public final class AlertDelivery implements AutoCloseable {
     /** Blocks until a delivery thread ends by itself (a fatal error) or {@link #close()} is called. */
     public void awaitStop() throws InterruptedException {
         anyStopped.await();
+    }
+
+    /** The role's Kafka identity and the ACLs it needs (docs/deploy.md, "Kafka ACLs"), to say why Kafka refused it. */
+    static KafkaAccess access(AlertsConfig config) {
+        return KafkaAccess.of(config.kafkaSettings(), RoleAcls.alerts(config.groupId(), config.topic(),
+                config.deadLetterTopic()));
+    }
+
+    /** Why Kafka turned a delivery away for good (wrong credentials, an ACL missing), once one stopped for it. */
+    public Optional<String> refused() {
+        return Optional.ofNullable(refused);
     }
 
     static List<Receiver> receivers(AlertsConfig config, Clock clock) {

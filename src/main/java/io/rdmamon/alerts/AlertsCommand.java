@@ -1,5 +1,6 @@
 package io.rdmamon.alerts;
 
+import io.rdmamon.access.AccessRefusedException;
 import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.metrics.MetricsEndpoint;
 import org.slf4j.Logger;
@@ -48,6 +49,9 @@ public final class AlertsCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(hook);
             delivery.awaitStop();
             if (!isShuttingDown(hook)) {
+                if (delivery.refused().isPresent()) {
+                    throw new AccessRefusedException(delivery.refused().get());
+                }
                 log.error("alert delivery ended unexpectedly; exiting so that the supervisor restarts it");
                 return 1;
             }

@@ -1,5 +1,6 @@
 package io.rdmamon.cli;
 
+import io.rdmamon.access.AccessRefusedException;
 import io.rdmamon.alerts.AlertsCommand;
 import io.rdmamon.bench.BenchCommand;
 import io.rdmamon.capacity.CapacityCommand;
@@ -88,7 +89,8 @@ public final class Main {
     }
 
     /**
-     * A configuration error ends the command with exit code 2 and one line, not a stack trace. Loading this class
+     * A configuration error ends the command with exit code 2 and one line, not a stack trace; so does Kafka refusing
+     * the role's credentials or an ACL, with exit code 3. Loading this class
      * loads none of the subcommands (the collector's own entry point relies on that: its class path lacks theirs).
      */
     public static CommandLine withConfigErrors(CommandLine cmd) {
@@ -96,6 +98,10 @@ public final class Main {
             if (ex instanceof ConfigException || ex instanceof IllegalArgumentException) {
                 commandLine.getErr().println("rdmamon: configuration error: " + ex.getMessage());
                 return 2;
+            }
+            if (ex instanceof AccessRefusedException) {
+                commandLine.getErr().println("rdmamon: " + ex.getMessage());
+                return AccessRefusedException.EXIT_CODE;
             }
             throw ex;
         });

@@ -122,6 +122,7 @@ public final class CollectorCommand implements Callable<Integer> {
         MetricsEndpoint metrics = new MetricsEndpoint()
                 .serve(config.getString(CollectorConfig.METRICS_BIND_CONFIG), config.getInt(CollectorConfig.METRICS_PORT_CONFIG));
         KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry());
+        metrics.readiness(sink::notReady);
         Collector collector = build(config, env, metrics, sink);
         // without collector.node and NODE_NAME the name is a host-name lookup: once is enough
         String nodeName = config.node(env);

@@ -14,14 +14,20 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.function.Supplier;
 
-/** A role's self-metrics: a Prometheus registry served as text on {@code http://host:port/metrics}. */
+/**
+ * A role's self-metrics: a Prometheus registry served as text on {@code http://host:port/metrics}, and its readiness
+ * on {@code /ready}.
+ */
 public final class MetricsEndpoint implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private HttpServer server;
+    private volatile Supplier<Optional<String>> notReady = Optional::empty;
 
     public MetricsEndpoint() {
         new JvmMemoryMetrics().bindTo(registry);
@@ -48,8 +54,24 @@ public final class MetricsEndpoint implements AutoCloseable {
                 out.write(body);
             }
         });
+        // readiness probe: 200 "ready", or 503 and why not (a role that holds its data while it cannot deliver it)
+        server.createContext("/ready", exchange -> {
+            Optional<String> reason = notReady.get();
+            byte[] body = (reason.orElse("ready") + "\n").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+            exchange.sendResponseHeaders(reason.isPresent() ? 503 : 200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
         server.start();
         log.info("metrics on http://{}:{}/metrics", bindAddress, port());
+        return this;
+    }
+
+    /** What /ready answers: not ready, with the reason, while {@code notReady} gives one. */
+    public MetricsEndpoint readiness(Supplier<Optional<String>> notReady) {
+        this.notReady = notReady;
         return this;
     }
 

@@ -1,15 +1,22 @@
 package io.rdmamon.streams;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmamon.access.KafkaAccess;
+import io.rdmamon.access.RoleAcls;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The running stream app: creates missing topics, starts {@link KafkaStreams} on {@link RdmamonTopology} with
@@ -24,6 +31,7 @@ public final class StreamsApp implements AutoCloseable {
     private final boolean decodeOnly;
     private KafkaStreams streams;
     private KafkaStreamsMetrics metrics;
+    private volatile String refused;
 
     public StreamsApp(StreamsAppConfig cfg, MeterRegistry registry) {
         this(cfg, registry, false);
@@ -49,7 +57,15 @@ public final class StreamsApp implements AutoCloseable {
                 : RdmamonTopology.build(cfg, registry, StreamsTopics.samplePartitions(cfg));
         log.debug("topology:\n{}", topology.describe());
         streams = new KafkaStreams(topology, RdmamonTopology.streamsConfig(cfg));
+        KafkaAccess access = access(cfg);
         streams.setUncaughtExceptionHandler(e -> {
+            // a new thread would be refused the same way, for ever: stop, so that the process exits and says why
+            Optional<String> refusal = access.describe(e);
+            if (refusal.isPresent()) {
+                refused = refusal.get();
+                log.error("{}; stopping", refusal.get());
+                return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
             log.error("stream thread failed; replacing it (state is restored from the changelogs)", e);
             return StreamThreadExceptionResponse.REPLACE_THREAD;
         });
@@ -62,6 +78,20 @@ public final class StreamsApp implements AutoCloseable {
         log.info("rdmamon streams started: application.id {}, bootstrap {}, inputs {}, {}, {}", cfg.applicationId(),
                 cfg.bootstrapServers(), cfg.topics().portSamples(), cfg.topics().hostSamples(), cfg.topics().jobs());
         return this;
+    }
+
+    /** The app's Kafka identity and the ACLs it needs (docs/deploy.md, "Kafka ACLs"), to say why Kafka refused it. */
+    static KafkaAccess access(StreamsAppConfig cfg) {
+        Map<String, Object> settings = new HashMap<>(cfg.kafkaOverrides());
+        settings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+        StreamsAppConfig.TopicNames t = cfg.topics();
+        return KafkaAccess.of(settings, RoleAcls.streams(cfg.applicationId(), List.of(t.portSamples(),
+                t.hostSamples(), t.jobs()), List.of(t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter())));
+    }
+
+    /** Why Kafka turned the app away for good (wrong credentials, an ACL missing), once it stopped for it. */
+    public Optional<String> refused() {
+        return Optional.ofNullable(refused);
     }
 
     /** Kafka Streams' state (CREATED before {@link #start}). */

@@ -1,5 +1,6 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.access.AccessRefusedException;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.metrics.MetricsEndpoint;
@@ -93,7 +94,7 @@ public final class StreamsCommand implements Callable<Integer> {
             Runtime.getRuntime().removeShutdownHook(hook);
             app.close();
             endpoint.close();
-            return 1;
+            return app.refused().isPresent() ? AccessRefusedException.EXIT_CODE : 1;
         }
         return 0;
     }

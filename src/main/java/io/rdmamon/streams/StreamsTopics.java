@@ -1,5 +1,7 @@
 package io.rdmamon.streams;
 
+import io.rdmamon.access.AccessRefusedException;
+import io.rdmamon.access.KafkaAccess;
 import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -68,6 +70,7 @@ final class StreamsTopics {
                 log.warn("starting anyway: {}", e.getMessage());
             }
         } catch (ExecutionException | TimeoutException e) {
+            refuseWrongCredentials(cfg, e);
             log.warn("could not create topics ({}); create them with:\n{}", e.getMessage(), commands(cfg));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -95,12 +98,20 @@ final class StreamsTopics {
             }
             return ports;
         } catch (ExecutionException | TimeoutException e) {
+            refuseWrongCredentials(cfg, e);
             int configured = cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
             log.warn("could not describe {} ({}); assuming {} partitions", t.portSamples(), e.getMessage(), configured);
             return configured;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
+        }
+    }
+
+    /** Wrong credentials fail every later request too: the app stops here, saying so, rather than run and do nothing. */
+    private static void refuseWrongCredentials(StreamsAppConfig cfg, Exception e) {
+        if (KafkaAccess.isAuthenticationFailure(e)) {
+            throw new AccessRefusedException(StreamsApp.access(cfg).describe(e).orElseThrow());
         }
     }
 

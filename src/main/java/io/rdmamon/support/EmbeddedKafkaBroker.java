@@ -15,6 +15,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -32,6 +33,17 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     /** Formats {@code logDir} (which must be empty or absent) and starts the broker on {@code port} (0 = any free port). */
     public static EmbeddedKafkaBroker start(Path logDir, int port) throws Exception {
+        return start(logDir, port, "PLAINTEXT", Map.of(), List.of());
+    }
+
+    /**
+     * {@link #start(Path, int)} with its client (and inter-broker) listener on {@code protocol} (e.g. SASL_SSL),
+     * {@code settings} over the defaults (TLS, SASL, authorizer), and SCRAM credentials stored at format time in
+     * kafka-storage's form ({@code SCRAM-SHA-512=[name=alice,password=...]}), so that a locked-down broker has its
+     * users before it starts. The controller listener stays PLAINTEXT on 127.0.0.1.
+     */
+    public static EmbeddedKafkaBroker start(Path logDir, int port, String protocol, Map<String, String> settings,
+                                            List<String> scramCredentials) throws Exception {
         Files.createDirectories(logDir);
         int brokerPort = port == 0 ? freePort() : port;
         int controllerPort = freePort();
@@ -39,11 +51,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
         props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        props.put("listeners", protocol + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.put("advertised.listeners", protocol + "://127.0.0.1:" + brokerPort);
         props.put("controller.listener.names", "CONTROLLER");
-        props.put("inter.broker.listener.name", "PLAINTEXT");
-        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("inter.broker.listener.name", protocol);
+        props.put("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:PLAINTEXT");
         props.put("log.dirs", logDir.toString());
         // one broker: internal topics must not ask for replicas that do not exist
         props.put("offsets.topic.replication.factor", "1");
@@ -55,6 +67,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("share.coordinator.state.topic.min.isr", "1");
         props.put("group.initial.rebalance.delay.ms", "0");
         props.put("num.partitions", "4");
+        props.putAll(settings);
         KafkaConfig config = new KafkaConfig(props, false);
 
         new Formatter()
@@ -66,6 +79,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
                 .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                 .setControllerListenerName("CONTROLLER")
+                .setScramArguments(scramCredentials)
                 .run();
 
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);

@@ -159,9 +159,7 @@ class StreamsAppTest {
     }
 
     static PortSample down(PortSample s) {
-        return new PortSample(s.v(), s.node(), s.device(), s.port(), s.ts(), s.intervalMs(), s.source(), "DOWN",
-                "Disabled", s.linkLayer(), s.rateBytesPerSec(), 0.0, 0.0, 0.0, 0.0, Map.of("link_downed", 1L),
-                Map.of());
+        return TrainingTraffic.down(s);
     }
 
     static void produce(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,

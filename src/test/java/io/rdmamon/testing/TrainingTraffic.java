@@ -34,6 +34,13 @@ public final class TrainingTraffic {
     private UnaryOperator<PortSample> tweak = s -> s;
 
     /** A training job on the given nodes, one rank per node and device. */
+    /** {@code s} with its port down: state DOWN, no traffic, a link_downed count. */
+    public static PortSample down(PortSample s) {
+        return new PortSample(s.v(), s.node(), s.device(), s.port(), s.ts(), s.intervalMs(), s.source(), "DOWN",
+                "Disabled", s.linkLayer(), s.rateBytesPerSec(), 0.0, 0.0, 0.0, 0.0, Map.of("link_downed", 1L),
+                Map.of());
+    }
+
     public Job job(String uid, List<String> nodes, List<String> devices) {
         Job job = new Job(uid, nodes, devices);
         jobs.add(job);

@@ -5,16 +5,22 @@ import io.rdmamon.collector.SampleSink;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import io.rdmamon.access.KafkaAccess;
+import io.rdmamon.access.RoleAcl;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,6 +58,10 @@ public final class KafkaSampleSink implements SampleSink {
     private final CountDownLatch closeRequested = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong lastRetryWarnMs = new AtomicLong();
+    private final AtomicLong lastRefusedWarnMs = new AtomicLong();
+    private final KafkaAccess access;
+    /** Why Kafka refuses the records (credentials, ACL) since the last acknowledgement; null while it takes them. */
+    private volatile String refused;
     private volatile boolean closing;
     private volatile long drainDeadlineNanos;
     private boolean sendRefused;
@@ -69,7 +79,11 @@ public final class KafkaSampleSink implements SampleSink {
             buffer.close();
             throw e;
         }
+        // a collector writes the topics it is given: WRITE is what a refusal of one of them lacks
+        this.access = KafkaAccess.of(config.producerSettings(), List.of(RoleAcl.prefixed(ResourceType.TOPIC,
+                AclOperation.WRITE, "")));
         metrics.bindBuffer(buffer, SampleBuffer::records, SampleBuffer::bytes, b -> b.isDegraded() ? 1 : 0);
+        metrics.bindRefused(this, sink -> sink.refused == null ? 0 : 1);
         log.info("publishing to Kafka: {}; buffer: memory {} bytes, spill log {} ({} bytes, flushed every {} ms)",
                 config.describeProducer(), config.memoryBytes(), spill == null ? "off" : spill.dir(),
                 config.spillBytes(), config.flushIntervalMs());
@@ -151,7 +165,8 @@ public final class KafkaSampleSink implements SampleSink {
         }
         sendRefused = false;
         send(claim);
-        return sendRefused;
+        // while Kafka refuses the credentials or an ACL, one record at a time probes until it takes them again
+        return sendRefused || refused != null;
     }
 
     private void send(SampleBuffer.Claim claim) {
@@ -176,6 +191,10 @@ public final class KafkaSampleSink implements SampleSink {
         if (record != null) {
             metrics.published(record, System.currentTimeMillis());
         }
+        if (refused != null) {
+            log.info("Kafka takes the records again; {} buffered", buffer.records());
+            refused = null;
+        }
     }
 
     /**
@@ -184,12 +203,21 @@ public final class KafkaSampleSink implements SampleSink {
      */
     private void failed(long seq, Throwable error) {
         boolean beforeProducer = Thread.currentThread() == sender;
-        boolean refusedForGood = error instanceof ApiException && !sendAgain(error);
+        // wrong credentials or a missing ACL refuse every record alike until an operator fixes them: keep them all
+        String refusal = access.describe(error).orElse(null);
+        boolean refusedForGood = refusal == null && error instanceof ApiException && !sendAgain(error);
         if (!refusedForGood && beforeProducer) {
             sendRefused = true;
         }
         if (closing && !refusedForGood) {
             return; // the producer is closing: the record stays in flight and is written to the spill file
+        }
+        if (refusal != null) {
+            buffer.requeue(seq);
+            metrics.error(PublishMetrics.KIND_REFUSED, error);
+            refused = refusal;
+            warnRefused(refusal);
+            return;
         }
         if (sendAgain(error)) {
             buffer.requeue(seq);
@@ -235,6 +263,20 @@ public final class KafkaSampleSink implements SampleSink {
                     beforeProducer ? "" : " after the producer gave up: order per key may not hold for it",
                     buffer.records(), buffer.bytes());
         }
+    }
+
+    private void warnRefused(String refusal) {
+        long now = System.currentTimeMillis();
+        long last = lastRefusedWarnMs.get();
+        if (now - last >= WARN_INTERVAL_MS && lastRefusedWarnMs.compareAndSet(last, now)) {
+            log.error("{}; holding {} records ({} bytes) and retrying, not ready meanwhile", refusal,
+                    buffer.records(), buffer.bytes());
+        }
+    }
+
+    /** Why the collector is not ready: Kafka refuses its credentials or an ACL (its records are kept meanwhile). */
+    public Optional<String> notReady() {
+        return Optional.ofNullable(refused);
     }
 
     /** Sum of a producer metric over the entries of {@code group} whose tags include {@code tags} (benchmark). */

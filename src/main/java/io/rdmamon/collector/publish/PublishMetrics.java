@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,11 +24,14 @@ public final class PublishMetrics {
     static final String SPILL_ERRORS = "rdmamon.collector.spill.errors";
     static final String SPILL_DAMAGED = "rdmamon.collector.spill.damaged.segments";
     static final String SPILL_DEGRADED = "rdmamon.collector.spill.degraded";
+    public static final String KAFKA_REFUSED = "rdmamon.collector.kafka.refused";
 
     /** A record Kafka refused for good (too large, not authorized...): logged, counted, not retried. */
     static final String KIND_REJECTED = "rejected";
     /** A send that failed for a reason that may pass (broker or topic unavailable): the record is sent again. */
     static final String KIND_RETRIED = "retried";
+    /** Kafka refused the credentials or an ACL: the record is kept and sent again, as every other one. */
+    static final String KIND_REFUSED = "refused";
 
     private final MeterRegistry registry;
     private final Counter spilled;
@@ -54,6 +58,14 @@ public final class PublishMetrics {
                         .register(registry),
                 Gauge.builder(BUFFERED_BYTES, buffer, bytes).strongReference(true).baseUnit("bytes")
                         .description("Bytes of the records not yet acknowledged by Kafka").register(registry));
+    }
+
+    <T> void bindRefused(T sink, ToDoubleFunction<T> refused) {
+        List<Gauge> all = new ArrayList<>(gauges);
+        all.add(Gauge.builder(KAFKA_REFUSED, sink, refused).strongReference(true).description("1 while Kafka refuses "
+                + "the collector's credentials or an ACL (records kept and retried; /ready answers 503)")
+                .register(registry));
+        gauges = List.copyOf(all);
     }
 
     /** Removes the gauges, so that a sink opened later on the same registry reports its own buffer. */
@@ -96,7 +108,8 @@ public final class PublishMetrics {
     }
 
     void error(String kind, Throwable error) {
-        Counter.builder(ERRORS).description("Sends that failed: kind=rejected (record given up) or retried")
+        Counter.builder(ERRORS).description("Sends that failed: kind=rejected (record given up), retried, "
+                        + "or refused (credentials or ACL; kept and retried)")
                 .tag("kind", kind).tag("error", error.getClass().getSimpleName()).register(registry).increment();
     }
 }

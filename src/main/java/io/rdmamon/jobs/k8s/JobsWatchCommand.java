@@ -1,5 +1,8 @@
 package io.rdmamon.jobs.k8s;
 
+import io.rdmamon.access.AccessRefusedException;
+import io.rdmamon.access.KafkaAccess;
+import io.rdmamon.access.RoleAcls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.rdmamon.config.ConfigOptions;
@@ -53,12 +56,22 @@ public final class JobsWatchCommand implements Callable<Integer> {
         JobsWatchConfig config = JobsWatchConfig.load(options.file, System.getenv(), options.withNamedFlags(flags));
         try (MetricsEndpoint metrics = new MetricsEndpoint();
              KubernetesClient client = new KubernetesClientBuilder().build();
-             JobsWatcher watcher = JobsWatcher.start(config, client, metrics.registry())) {
+             JobsWatcher watcher = start(config, client, metrics)) {
             metrics.serve(config.getString(JobsWatchConfig.METRICS_BIND_CONFIG),
                     config.getInt(JobsWatchConfig.METRICS_PORT_CONFIG));
             Runtime.getRuntime().addShutdownHook(new Thread(watcher::close, "jobs-watch-shutdown"));
             watcher.awaitStop();
             return 0;
+        }
+    }
+
+    private static JobsWatcher start(JobsWatchConfig config, KubernetesClient client, MetricsEndpoint metrics)
+            throws Exception {
+        try {
+            return JobsWatcher.start(config, client, metrics.registry());
+        } catch (RuntimeException e) {
+            throw AccessRefusedException.of(KafkaAccess.of(config.readerSettings("jobs-reader"),
+                    RoleAcls.jobsWatch(config.topic(), config.podDevicesTopic())), e);
         }
     }
 }
