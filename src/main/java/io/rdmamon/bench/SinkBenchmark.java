@@ -61,8 +61,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>sink write path: JSON records decoded, rendered and written as the sink does (its {@link RecordRouter} and
  *   {@link WritePipeline}), without Kafka;</li>
  *   <li>sink end to end: the records on a Kafka topic (in-process broker, written in one transaction, as the stream
- *   app writes), {@code rdmamon sink} in a JVM of its own consuming, writing and committing: timed from the
- *   transaction's commit until the group has committed every offset, with the sink process's CPU per point.</li>
+ *   app writes), {@code rdmamon sink} in a JVM of its own consuming, writing and committing: warmed up on 20,000 other
+ *   points as the other two paths are, then timed from the transaction's commit until the group has committed every
+ *   offset, with the sink process's CPU per point over that time.</li>
  * </ol>
  * {@code --instances N} adds scale-out: the topic gets N partitions, N sink processes share it in one consumer group,
  * and their aggregate rate is set against one sink process on the same topic and against plain HTTP with N requests
@@ -73,6 +74,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SinkBenchmark implements Callable<Integer> {
     private static final Duration GROUP_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(10);
+    private static final int WARM_UP = 20_000;
 
     @Option(names = "--points", defaultValue = "200000", description = "Port samples to write (default ${DEFAULT-VALUE}).")
     int points;
@@ -93,6 +95,10 @@ public final class SinkBenchmark implements Callable<Integer> {
 
     @Option(names = "--heap", defaultValue = "512m", description = "Max heap of each sink process (default ${DEFAULT-VALUE}).")
     String heap;
+
+    @Option(names = "--sink-jvm", defaultValue = "",
+            description = "More JVM options for the sink processes, space-separated (e.g. a flight recording).")
+    String sinkJvm;
 
     @Option(names = "--influx-url", description = "An InfluxDB 1.x to use instead of a private influxd.")
     String influxUrl;
@@ -119,7 +125,7 @@ public final class SinkBenchmark implements Callable<Integer> {
             List<byte[]> records = records(points);
             out.printf("sink benchmark: %,d port samples (1 point each), batches of %,d points, InfluxDB %s%n",
                     points, batch, url);
-            List<byte[]> warmUp = records.subList(0, Math.min(records.size(), 20_000));
+            List<byte[]> warmUp = records.subList(0, Math.min(records.size(), WARM_UP));
             plainHttp(url, "bench_warmup_http", bodies(url, warmUp), 1);
             writePath(url, "bench_warmup_sink", warmUp);
 
@@ -163,7 +169,11 @@ public final class SinkBenchmark implements Callable<Integer> {
 
     /** Port samples of 50 nodes x 8 devices, one second apart: every record a distinct point. */
     static List<byte[]> records(int count) {
-        long base = Instant.now().minusSeconds(count / 400 + 3_600).toEpochMilli();
+        return records(count, Instant.now().minusSeconds(count / 400 + 3_600).toEpochMilli());
+    }
+
+    /** As {@link #records(int)}, the first at {@code base} (epoch ms). */
+    static List<byte[]> records(int count, long base) {
         List<byte[]> records = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             double rate = 1.0E9 + i % 1000;
@@ -287,14 +297,17 @@ public final class SinkBenchmark implements Callable<Integer> {
             List<ChildJvm> children = new ArrayList<>();
             try {
                 for (int i = 0; i < sinks; i++) {
-                    children.add(ChildJvm.startServerRole(heap, work.resolve("sink-" + i + ".log"), args, List.of()));
+                    children.add(ChildJvm.startServerRole(heap, work.resolve("sink-" + i + ".log"), args,
+                            ChildJvm.splitOptions(sinkJvm)));
                 }
                 awaitAssigned(admin, "bench-sink", topic, sinks, children);
+                // warmed up as the other two paths are: 20,000 other points (an hour earlier) written first
+                long warmUpBase = Instant.now().minusSeconds(records.size() / 400 + 7_200).toEpochMilli();
+                produceInOneTransaction(broker.bootstrapServers(), topic, records(WARM_UP, warmUpBase));
+                awaitCommitted(admin, "bench-sink", topic, endOffset(admin, topic), children);
                 double cpuBefore = cpuSeconds(children);
                 long start = produceInOneTransaction(broker.bootstrapServers(), topic, records);
-                long end = KafkaOffsets.endOffsets(admin, List.of(topic)).values().stream()
-                        .mapToLong(Long::longValue).sum();
-                awaitCommitted(admin, "bench-sink", topic, end, children);
+                awaitCommitted(admin, "bench-sink", topic, endOffset(admin, topic), children);
                 double seconds = seconds(start);
                 double cpu = cpuSeconds(children) - cpuBefore;
                 return new EndToEnd(records.size() / seconds, cpu * 1e6 / records.size());
@@ -372,6 +385,11 @@ public final class SinkBenchmark implements Callable<Integer> {
             Thread.sleep(5);
         }
         throw new IllegalStateException("the sink did not commit every offset of " + topic + " in " + RUN_TIMEOUT);
+    }
+
+    /** The topic's end offsets summed: its records and transaction markers. */
+    private static long endOffset(Admin admin, String topic) throws Exception {
+        return KafkaOffsets.endOffsets(admin, List.of(topic)).values().stream().mapToLong(Long::longValue).sum();
     }
 
     private static double cpuSeconds(List<ChildJvm> children) throws Exception {
