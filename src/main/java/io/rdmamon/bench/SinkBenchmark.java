@@ -50,7 +50,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -93,7 +92,8 @@ public final class SinkBenchmark implements Callable<Integer> {
                     + "none).")
     int instances;
 
-    @Option(names = "--heap", defaultValue = "512m", description = "Max heap of each sink process (default ${DEFAULT-VALUE}).")
+    @Option(names = "--heap", defaultValue = "512m",
+            description = "Max heap of each sink process (default ${DEFAULT-VALUE}).")
     String heap;
 
     @Option(names = "--sink-jvm", defaultValue = "",
@@ -280,9 +280,11 @@ public final class SinkBenchmark implements Callable<Integer> {
         Path work = Files.createTempDirectory("rdmamon-bench-sink-");
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0);
              Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-            List<String> args = new ArrayList<>(List.of("sink", "--set", "kafka.bootstrap.servers="
-                    + broker.bootstrapServers(), "--set", "kafka.group.id=bench-sink", "--set", "kafka.max.poll.records="
-                    + batch, "--set", SinkConfig.WRITE_CONCURRENCY_CONFIG + "=" + concurrency));
+            List<String> args = new ArrayList<>(List.of("sink",
+                    "--set", "kafka.bootstrap.servers=" + broker.bootstrapServers(),
+                    "--set", "kafka.group.id=bench-sink",
+                    "--set", "kafka.max.poll.records=" + batch,
+                    "--set", SinkConfig.WRITE_CONCURRENCY_CONFIG + "=" + concurrency));
             settings(url, database, Map.of()).forEach((key, value) -> args.addAll(List.of("--set", key + "=" + value)));
             List<NewTopic> topics = new ArrayList<>();
             for (String key : List.of(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG, SinkConfig.TOPIC_HOST_SAMPLES_CONFIG,

@@ -103,7 +103,7 @@ public final class InfluxSink implements Runnable, AutoCloseable {
                     commitMarkersReadSince();
                 }
             }
-        } catch (WakeupException | WritePipeline.Stopped e) {
+        } catch (WakeupException e) {
             if (!closing) {
                 throw e;
             }

@@ -3,9 +3,9 @@ package io.rdmamon.sink;
 import java.util.List;
 
 /**
- * Turns one record type into InfluxDB points of the {@link io.rdmamon.influx.Schema}, rendered as line protocol. A record that breaks its topic's
- * contract (unsupported version, missing identity) throws {@link IllegalArgumentException} with the reason: the sink
- * dead-letters it and goes on.
+ * Turns one record type into InfluxDB points of the {@link io.rdmamon.influx.Schema}, rendered as line protocol. A
+ * record that breaks its topic's contract (unsupported version, missing identity) throws
+ * {@link IllegalArgumentException} with the reason: the sink dead-letters it and goes on.
  */
 interface PointConverter<T> {
     Class<T> type();

@@ -224,7 +224,7 @@ public final class WritePipeline implements AutoCloseable {
     }
 
     /** Thrown out of a retry wait when the pipeline is closed. */
-    static final class Stopped extends RuntimeException {
+    private static final class Stopped extends RuntimeException {
         Stopped() {
             super(null, null, false, false);
         }
