@@ -6,24 +6,28 @@ import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.influx.InfluxdProcess;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
-import io.rdmamon.sink.InfluxSink;
 import io.rdmamon.sink.InfluxWriter;
-import io.rdmamon.sink.PortSamplePoints;
 import io.rdmamon.sink.RecordRouter;
 import io.rdmamon.sink.SinkConfig;
 import io.rdmamon.sink.SinkMetrics;
+import io.rdmamon.sink.WriteBody;
+import io.rdmamon.sink.WritePipeline;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import io.rdmamon.support.FileTrees;
 import io.rdmamon.support.KafkaOffsets;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.influxdb.InfluxDB;
-import org.influxdb.dto.Point;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -35,28 +39,42 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code rdmamon bench sink}: points per second into a local InfluxDB 1.x, three ways, same points, same batch size,
- * one request at a time:
+ * {@code rdmamon bench sink}: points per second into a local InfluxDB 1.x, three ways, same points, same request
+ * bodies, one request at a time:
  * <ol>
- *   <li>plain HTTP: pre-rendered line protocol POSTed with java.net.http (the server's own limit);</li>
- *   <li>sink write path: JSON records decoded, converted and written with influxdb-java, as the sink does;</li>
- *   <li>sink end to end: the records on a Kafka topic (in-process broker), the real {@link InfluxSink} consuming,
- *   writing and committing (timed from its first to its last accepted write).</li>
+ *   <li>plain HTTP: the line protocol rendered beforehand, POSTed with java.net.http (the server's own limit);</li>
+ *   <li>sink write path: JSON records decoded, rendered and written as the sink does (its {@link RecordRouter} and
+ *   {@link WritePipeline}), without Kafka;</li>
+ *   <li>sink end to end: the records on a Kafka topic (in-process broker, written in one transaction, as the stream
+ *   app writes), {@code rdmamon sink} in a JVM of its own consuming, writing and committing: warmed up on 20,000 other
+ *   points as the other two paths are, then timed from the transaction's commit until the group has committed every
+ *   offset, with the sink process's CPU per point over that time.</li>
  * </ol>
- * Without {@code --influx-url} it starts a private influxd (Debian package) in a temporary directory.
+ * {@code --instances N} adds scale-out: the topic gets N partitions, N sink processes share it in one consumer group,
+ * and their aggregate rate is set against one sink process on the same topic and against plain HTTP with N requests
+ * at a time. Without {@code --influx-url} it starts a private influxd (Debian package) in a temporary directory.
  */
 @Command(name = "sink", mixinStandardHelpOptions = true,
         description = "Measure points/s the sink writes into InfluxDB against plain HTTP batches of the same points.")
 public final class SinkBenchmark implements Callable<Integer> {
+    private static final Duration GROUP_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(10);
+    private static final int WARM_UP = 20_000;
+
     @Option(names = "--points", defaultValue = "200000", description = "Port samples to write (default ${DEFAULT-VALUE}).")
     int points;
 
@@ -64,10 +82,28 @@ public final class SinkBenchmark implements Callable<Integer> {
             description = "Points per HTTP write (default ${DEFAULT-VALUE}).")
     int batch;
 
+    @Option(names = "--concurrency", defaultValue = "" + SinkConfig.DEFAULT_WRITE_CONCURRENCY,
+            description = "The sink's influx.write.concurrency (default ${DEFAULT-VALUE}); plain HTTP stays at one "
+                    + "request at a time per instance.")
+    int concurrency;
+
+    @Option(names = "--instances", defaultValue = "1",
+            description = "Sink processes in one consumer group for the scale-out figures (default ${DEFAULT-VALUE}: "
+                    + "none).")
+    int instances;
+
+    @Option(names = "--heap", defaultValue = "512m",
+            description = "Max heap of each sink process (default ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--sink-jvm", defaultValue = "",
+            description = "More JVM options for the sink processes, space-separated (e.g. a flight recording).")
+    String sinkJvm;
+
     @Option(names = "--influx-url", description = "An InfluxDB 1.x to use instead of a private influxd.")
     String influxUrl;
 
-    @Option(names = "--no-kafka", description = "Skip the end-to-end run through Kafka.")
+    @Option(names = "--no-kafka", description = "Skip the end-to-end runs through Kafka.")
     boolean noKafka;
 
     @CommandLine.Spec
@@ -79,6 +115,9 @@ public final class SinkBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (instances < 1 || concurrency < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--instances and --concurrency must be >= 1");
+        }
         PrintWriter out = spec.commandLine().getOut();
         InfluxdProcess own = influxUrl == null ? InfluxdProcess.startInTempDir(false) : null;
         try {
@@ -86,21 +125,23 @@ public final class SinkBenchmark implements Callable<Integer> {
             List<byte[]> records = records(points);
             out.printf("sink benchmark: %,d port samples (1 point each), batches of %,d points, InfluxDB %s%n",
                     points, batch, url);
-            List<byte[]> warmUp = records.subList(0, Math.min(records.size(), 20_000));
-            plainHttp(url, "bench_warmup_http", warmUp);
+            List<byte[]> warmUp = records.subList(0, Math.min(records.size(), WARM_UP));
+            plainHttp(url, "bench_warmup_http", bodies(url, warmUp), 1);
             writePath(url, "bench_warmup_sink", warmUp);
 
-            double http = plainHttp(url, "bench_http", records);
+            double http = plainHttp(url, "bench_http", bodies(url, records), 1);
             double write = writePath(url, "bench_write", records);
-            out.printf("  plain HTTP POST (line protocol pre-rendered)  %,12.0f points/s%n", http);
-            out.printf("  sink write path (JSON -> points -> write)     %,12.0f points/s  (%.2f of plain HTTP)%n",
+            out.printf("  plain HTTP POST (line protocol pre-rendered)       %,12.0f points/s%n", http);
+            out.printf("  sink write path (JSON -> line protocol -> write)   %,12.0f points/s  (%.2f of plain HTTP)%n",
                     write, write / http);
             if (!noKafka) {
-                EndToEnd e2e = endToEnd(url, "bench_sink", records);
-                out.printf("  sink end to end (Kafka -> InfluxDB, commit)  %,12.0f points/s  (%.2f of plain HTTP)%n",
-                        e2e.pointsPerSecond(), e2e.pointsPerSecond() / http);
-                out.printf("    timed over %d writes after the first; %.0f%% of that time inside InfluxDB write requests%n",
-                        e2e.writes(), 100 * e2e.writeShare());
+                EndToEnd one = endToEnd(url, "bench_sink", records, 1, 1);
+                out.printf("  sink end to end (Kafka -> sink process -> InfluxDB, commit) %,12.0f points/s  (%.2f of "
+                        + "plain HTTP); sink process %.1f CPU µs per point%n", one.pointsPerSecond(),
+                        one.pointsPerSecond() / http, one.cpuMicrosPerPoint());
+                if (instances > 1) {
+                    scaleOut(out, url, records);
+                }
             }
             out.flush();
             return 0;
@@ -111,9 +152,28 @@ public final class SinkBenchmark implements Callable<Integer> {
         }
     }
 
+    private void scaleOut(PrintWriter out, String url, List<byte[]> records) throws Exception {
+        double http = plainHttp(url, "bench_http_n", bodies(url, records), instances);
+        EndToEnd one = endToEnd(url, "bench_sink_1", records, instances, 1);
+        EndToEnd many = endToEnd(url, "bench_sink_n", records, instances, instances);
+        out.printf("  scale-out: %d partitions, one consumer group%n", instances);
+        out.printf("    plain HTTP, %d requests at a time              %,12.0f points/s%n", instances, http);
+        out.printf("    1 sink process                                 %,12.0f points/s  (%.2f of plain HTTP x%d); "
+                + "%.1f CPU µs per point%n", one.pointsPerSecond(), one.pointsPerSecond() / http, instances,
+                one.cpuMicrosPerPoint());
+        out.printf("    %d sink processes                               %,12.0f points/s  (%.2f of 1 process, %.2f of "
+                        + "plain HTTP x%d); %.1f CPU µs per point%n", instances, many.pointsPerSecond(),
+                many.pointsPerSecond() / one.pointsPerSecond(), many.pointsPerSecond() / http, instances,
+                many.cpuMicrosPerPoint());
+    }
+
     /** Port samples of 50 nodes x 8 devices, one second apart: every record a distinct point. */
     static List<byte[]> records(int count) {
-        long base = Instant.now().minusSeconds(count / 400 + 3_600).toEpochMilli();
+        return records(count, Instant.now().minusSeconds(count / 400 + 3_600).toEpochMilli());
+    }
+
+    /** As {@link #records(int)}, the first at {@code base} (epoch ms). */
+    static List<byte[]> records(int count, long base) {
         List<byte[]> records = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             double rate = 1.0E9 + i % 1000;
@@ -124,118 +184,222 @@ public final class SinkBenchmark implements Callable<Integer> {
         return records;
     }
 
-    private double plainHttp(String url, String database, List<byte[]> records) throws Exception {
-        createDatabase(url, database);
-        PortSamplePoints converter = new PortSamplePoints();
-        List<String> bodies = new ArrayList<>();
-        StringBuilder body = new StringBuilder();
-        int inBody = 0;
-        for (byte[] record : records) {
-            for (Point p : converter.toPoints(Json.MAPPER.readValue(record, PortSample.class))) {
-                body.append(p.lineProtocol(TimeUnit.MILLISECONDS)).append('\n');
-                if (++inBody == batch) {
-                    bodies.add(body.toString());
-                    body.setLength(0);
-                    inBody = 0;
-                }
+    /** The records as polls of {@code batch} records from one partition, as the sink's consumer returns them. */
+    private List<ConsumerRecords<byte[], byte[]>> polls(SinkConfig config, List<byte[]> records) {
+        TopicPartition partition = new TopicPartition(config.portSamplesTopic(), 0);
+        List<ConsumerRecords<byte[], byte[]>> polls = new ArrayList<>();
+        for (int from = 0; from < records.size(); from += batch) {
+            List<ConsumerRecord<byte[], byte[]>> poll = new ArrayList<>(batch);
+            for (int i = from; i < Math.min(records.size(), from + batch); i++) {
+                poll.add(new ConsumerRecord<>(partition.topic(), 0, i, null, records.get(i)));
             }
+            polls.add(new ConsumerRecords<>(Map.of(partition, poll), Map.of()));
         }
-        if (inBody > 0) {
-            bodies.add(body.toString());
-        }
-        HttpClient client = HttpClient.newHttpClient();
-        URI write = URI.create(url + "/write?db=" + database + "&rp=autogen&precision=ms");
-        long start = System.nanoTime();
-        for (String lines : bodies) {
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(write)
-                    .POST(HttpRequest.BodyPublishers.ofString(lines)).build(), HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 204) {
-                throw new IllegalStateException("write failed: " + response.statusCode() + " " + response.body());
-            }
-        }
-        return records.size() / seconds(start);
+        return polls;
     }
 
+    /** The request bodies the sink sends for {@code records}, rendered beforehand: plain HTTP posts the same bytes. */
+    private List<WriteBody> bodies(String url, List<byte[]> records) {
+        SinkConfig config = new SinkConfig(settings(url, "unused", Map.of()));
+        RecordRouter router = new RecordRouter(config, new SinkMetrics(new SimpleMeterRegistry()));
+        List<WriteBody> bodies = new ArrayList<>();
+        polls(config, records).forEach(poll -> bodies.addAll(router.route(poll).bodies()));
+        return bodies;
+    }
+
+    /** POSTs {@code bodies}, {@code parallel} requests at a time; points/s. */
+    private static double plainHttp(String url, String database, List<WriteBody> bodies, int parallel)
+            throws Exception {
+        createDatabase(url, database);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        URI write = URI.create(url + "/write?db=" + database + "&rp=autogen&precision=ms");
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(parallel);
+        try {
+            long start = System.nanoTime();
+            List<Future<?>> posting = new ArrayList<>();
+            for (int t = 0; t < parallel; t++) {
+                posting.add(threads.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < bodies.size(); i = next.getAndIncrement()) {
+                        HttpResponse<String> response = client.send(HttpRequest.newBuilder(write)
+                                        .POST(HttpRequest.BodyPublishers.ofByteArray(bodies.get(i).lines())).build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        if (response.statusCode() != 204) {
+                            throw new IllegalStateException("write failed: " + response.statusCode() + " "
+                                    + response.body());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : posting) {
+                f.get();
+            }
+            return bodies.stream().mapToInt(WriteBody::points).sum() / seconds(start);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** Decode, render and write as the sink does, polls handed to its write pipeline; points/s. */
     private double writePath(String url, String database, List<byte[]> records) throws Exception {
         createDatabase(url, database);
         SinkConfig config = new SinkConfig(settings(url, database, Map.of()));
         SinkMetrics metrics = new SinkMetrics(new SimpleMeterRegistry());
         RecordRouter router = new RecordRouter(config, metrics);
-        try (InfluxDB influx = config.influx().connect()) {
-            InfluxWriter writer = new InfluxWriter(influx, config.influx(), metrics);
+        List<ConsumerRecords<byte[], byte[]>> polls = polls(config, records);
+        try (InfluxWriter writer = new InfluxWriter(config.influx(), metrics);
+             WritePipeline pipeline = WritePipeline.withoutDeadLetters(writer, config.backoff(), metrics,
+                     concurrency)) {
             long start = System.nanoTime();
-            List<Point> pending = new ArrayList<>(batch);
-            long offset = 0;
-            for (byte[] record : records) {
-                pending.addAll(router.toPoints(new ConsumerRecord<>(config.portSamplesTopic(), 0, offset++, null,
-                        record)));
-                if (pending.size() >= batch) {
-                    writer.write(pending);
-                    pending = new ArrayList<>(batch);
+            for (ConsumerRecords<byte[], byte[]> poll : polls) {
+                while (pipeline.full()) {
+                    pipeline.awaitOldest(Duration.ofSeconds(1));
+                    pipeline.takeDone();
                 }
+                pipeline.submit(router.route(poll));
             }
-            writer.write(pending);
+            while (!pipeline.idle()) {
+                pipeline.awaitOldest(Duration.ofSeconds(1));
+                pipeline.takeDone();
+            }
             return records.size() / seconds(start);
         }
     }
 
-    private record EndToEnd(double pointsPerSecond, long writes, double writeShare) {
+    private record EndToEnd(double pointsPerSecond, double cpuMicrosPerPoint) {
     }
 
-    private EndToEnd endToEnd(String url, String database, List<byte[]> records) throws Exception {
+    /**
+     * {@code sinks} sink processes in one group on a topic of {@code partitions} partitions: started and assigned
+     * first, then the records written in one transaction, which read_committed consumers see all at once.
+     */
+    private EndToEnd endToEnd(String url, String database, List<byte[]> records, int partitions, int sinks)
+            throws Exception {
         createDatabase(url, database);
-        Path kafkaDir = Files.createTempDirectory("rdmamon-bench-kafka-");
-        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(kafkaDir, 0)) {
-            Map<String, Object> topics = new HashMap<>();
+        Path work = Files.createTempDirectory("rdmamon-bench-sink-");
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0);
+             Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            List<String> args = new ArrayList<>(List.of("sink",
+                    "--set", "kafka.bootstrap.servers=" + broker.bootstrapServers(),
+                    "--set", "kafka.group.id=bench-sink",
+                    "--set", "kafka.max.poll.records=" + batch,
+                    "--set", SinkConfig.WRITE_CONCURRENCY_CONFIG + "=" + concurrency));
+            settings(url, database, Map.of()).forEach((key, value) -> args.addAll(List.of("--set", key + "=" + value)));
+            List<NewTopic> topics = new ArrayList<>();
             for (String key : List.of(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG, SinkConfig.TOPIC_HOST_SAMPLES_CONFIG,
                     SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, SinkConfig.TOPIC_LINK_HEALTH_CONFIG,
                     SinkConfig.TOPIC_ALERTS_CONFIG, SinkConfig.TOPIC_DEAD_LETTER_CONFIG)) {
-                topics.put(key, "bench." + key);
+                boolean port = key.equals(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG);
+                topics.add(new NewTopic("bench." + key, port ? partitions : 1, (short) 1));
+                args.addAll(List.of("--set", key + "=bench." + key));
             }
-            String topic = (String) topics.get(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG);
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-                KafkaOffsets.createTopics(admin, topics.values().stream()
-                        .map(t -> new NewTopic((String) t, 1, (short) 1)).toList());
-            }
-            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                    ProducerConfig.LINGER_MS_CONFIG, 20), new ByteArraySerializer(), new ByteArraySerializer())) {
-                records.forEach(r -> producer.send(new ProducerRecord<>(topic, r)));
-            }
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            topics.put("kafka.bootstrap.servers", broker.bootstrapServers());
-            topics.put("kafka.group.id", "bench-sink");
-            SinkConfig config = new SinkConfig(settings(url, database, topics));
-            try (InfluxSink sink = new InfluxSink(config, registry)) {
-                Thread thread = new Thread(sink, "bench-sink");
-                thread.start();
-                Progress first = awaitWritten(registry, 1);
-                Progress last = awaitWritten(registry, records.size());
-                // timed from the first accepted write: the consumer's group join is start-up, not throughput
-                double elapsed = (last.nanos() - first.nanos()) / 1e9;
-                return new EndToEnd((last.written() - first.written()) / elapsed, last.writes() - first.writes(),
-                        (last.writeSeconds() - first.writeSeconds()) / elapsed);
+            KafkaOffsets.createTopics(admin, topics);
+            String topic = "bench." + SinkConfig.TOPIC_PORT_SAMPLES_CONFIG;
+            List<ChildJvm> children = new ArrayList<>();
+            try {
+                for (int i = 0; i < sinks; i++) {
+                    children.add(ChildJvm.startServerRole(heap, work.resolve("sink-" + i + ".log"), args,
+                            ChildJvm.splitOptions(sinkJvm)));
+                }
+                awaitAssigned(admin, "bench-sink", topic, sinks, children);
+                // warmed up as the other two paths are: 20,000 other points (an hour earlier) written first
+                long warmUpBase = Instant.now().minusSeconds(records.size() / 400 + 7_200).toEpochMilli();
+                produceInOneTransaction(broker.bootstrapServers(), topic, records(WARM_UP, warmUpBase));
+                awaitCommitted(admin, "bench-sink", topic, endOffset(admin, topic), children);
+                double cpuBefore = cpuSeconds(children);
+                long start = produceInOneTransaction(broker.bootstrapServers(), topic, records);
+                awaitCommitted(admin, "bench-sink", topic, endOffset(admin, topic), children);
+                double seconds = seconds(start);
+                double cpu = cpuSeconds(children) - cpuBefore;
+                return new EndToEnd(records.size() / seconds, cpu * 1e6 / records.size());
+            } finally {
+                for (ChildJvm child : children) {
+                    child.close();
+                }
             }
         } finally {
-            FileTrees.deleteQuietly(kafkaDir);
+            FileTrees.deleteQuietly(work);
         }
     }
 
-    /** The sink's counters at one moment: points accepted, write requests, seconds spent inside them. */
-    private record Progress(long nanos, double written, long writes, double writeSeconds) {
-    }
-
-    private static Progress awaitWritten(SimpleMeterRegistry registry, long atLeast) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            double written = registry.counter("rdmamon.sink.points.written").count();
-            if (written >= atLeast) {
-                var writes = registry.timer("rdmamon.sink.write");
-                return new Progress(System.nanoTime(), written, writes.count(), writes.totalTime(TimeUnit.SECONDS));
+    /** Writes {@code records} round robin over the topic's partitions in one transaction; when it committed. */
+    private static long produceInOneTransaction(String bootstrap, String topic, List<byte[]> records) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "bench-sink-input",
+                ProducerConfig.LINGER_MS_CONFIG, 20,
+                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            int partitions = producer.partitionsFor(topic).size();
+            for (int i = 0; i < records.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, records.get(i)));
             }
-            Thread.sleep(1);
+            producer.commitTransaction();
+            return System.nanoTime();
         }
-        throw new IllegalStateException("the sink wrote fewer than " + atLeast + " points in 10 minutes");
+    }
+
+    /** Waits until {@code sinks} members of the group share the topic's partitions: no rebalance while timed. */
+    private static void awaitAssigned(Admin admin, String group, String topic, int sinks, List<ChildJvm> children)
+            throws Exception {
+        long deadline = System.nanoTime() + GROUP_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (ChildJvm child : children) {
+                child.checkAlive();
+            }
+            ConsumerGroupDescription group0;
+            try {
+                group0 = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    throw e;
+                }
+                Thread.sleep(100); // no member has joined yet
+                continue;
+            }
+            long withPartitions = group0.members().stream().map(MemberDescription::assignment)
+                    .filter(a -> a.topicPartitions().stream().anyMatch(p -> p.topic().equals(topic))).count();
+            if (group0.members().size() == sinks && withPartitions == sinks) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the sink processes did not join group " + group + " in " + GROUP_TIMEOUT);
+    }
+
+    private static void awaitCommitted(Admin admin, String group, String topic, long end, List<ChildJvm> children)
+            throws Exception {
+        long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
+        int checks = 0;
+        while (System.nanoTime() < deadline) {
+            long committed = KafkaOffsets.committed(admin, group).entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(topic)).mapToLong(Map.Entry::getValue).sum();
+            if (committed >= end) {
+                return;
+            }
+            if (++checks % 100 == 0) {
+                for (ChildJvm child : children) {
+                    child.checkAlive();
+                }
+            }
+            Thread.sleep(5);
+        }
+        throw new IllegalStateException("the sink did not commit every offset of " + topic + " in " + RUN_TIMEOUT);
+    }
+
+    /** The topic's end offsets summed: its records and transaction markers. */
+    private static long endOffset(Admin admin, String topic) throws Exception {
+        return KafkaOffsets.endOffsets(admin, List.of(topic)).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private static double cpuSeconds(List<ChildJvm> children) throws Exception {
+        double cpu = 0;
+        for (ChildJvm child : children) {
+            cpu += child.cpuSeconds();
+        }
+        return cpu;
     }
 
     private Map<String, Object> settings(String url, String database, Map<String, Object> extra) {

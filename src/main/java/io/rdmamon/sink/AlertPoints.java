@@ -3,10 +3,7 @@ package io.rdmamon.sink;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.ContractChecks;
 import io.rdmamon.model.Rejection;
-import org.influxdb.dto.Point;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.regex.Pattern;
 
 import static io.rdmamon.influx.Schema.*;
@@ -25,7 +22,7 @@ final class AlertPoints implements PointConverter<Alert> {
     }
 
     @Override
-    public List<Point> toPoints(Alert a) {
+    public void render(Alert a, PointLines points) {
         PointConverter.checkVersion(a.v(), Alert.VERSION);
         PointConverter.required(a.id(), "id");
         PointConverter.required(a.type(), "type");
@@ -40,7 +37,6 @@ final class AlertPoints implements PointConverter<Alert> {
         }
         long time = firing || a.endsAt() == null ? a.detectedAt() : a.endsAt();
         String ranks = a.labels().getOrDefault(RANKS, a.labels().get(RANK));
-        List<Point> points = new ArrayList<>(1);
         SchemaPoint.of(ALERT, time)
                 .tag(TYPE, a.type()).tag(STATUS, a.status()).tag(SEVERITY, a.severity())
                 .tag(JOB, a.job()).tag(NAMESPACE, a.namespace())
@@ -57,7 +53,6 @@ final class AlertPoints implements PointConverter<Alert> {
                 .field(DETECTION_DELAY_SECONDS, (a.detectedAt() - a.startsAt()) / 1000.0)
                 .field(DURATION_SECONDS, a.endsAt() == null ? null : (a.endsAt() - a.startsAt()) / 1000.0)
                 .addTo(points);
-        return points;
     }
 
     /** Only one rank number is a tag; a list ("4,5") or free text stays in the {@code ranks} field. */

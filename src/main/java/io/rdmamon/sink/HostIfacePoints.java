@@ -1,10 +1,7 @@
 package io.rdmamon.sink;
 
 import io.rdmamon.model.HostIfaceSample;
-import org.influxdb.dto.Point;
 
-import java.util.ArrayList;
-import java.util.List;
 
 import static io.rdmamon.influx.Schema.*;
 
@@ -17,12 +14,11 @@ final class HostIfacePoints implements PointConverter<HostIfaceSample> {
     }
 
     @Override
-    public List<Point> toPoints(HostIfaceSample s) {
+    public void render(HostIfaceSample s, PointLines points) {
         PointConverter.checkVersion(s.v(), HostIfaceSample.VERSION);
         PointConverter.required(s.node(), "node");
         PointConverter.required(s.iface(), "iface");
         PointConverter.requiredTime(s.ts(), "ts");
-        List<Point> points = new ArrayList<>(1 + s.errors().size());
         SchemaPoint.of(HOST_IFACE, s.ts())
                 .tag(NODE, s.node()).tag(IFACE, s.iface())
                 .field(INTERVAL_SECONDS, s.intervalMs() / 1000.0)
@@ -35,6 +31,5 @@ final class HostIfacePoints implements PointConverter<HostIfaceSample> {
                 .tag(NODE, s.node()).tag(IFACE, s.iface()).tag(COUNTER, counter)
                 .field(INCREMENT, increment)
                 .addTo(points));
-        return points;
     }
 }

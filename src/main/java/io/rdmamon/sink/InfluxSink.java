@@ -1,6 +1,5 @@
 package io.rdmamon.sink;
 
-import io.rdmamon.support.Backoff;
 import io.rdmamon.support.CommittedPositions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
@@ -13,8 +12,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.influxdb.InfluxDB;
-import org.influxdb.dto.Point;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +19,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -31,25 +29,34 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code rdmamon sink}: consumes port samples, host-interface samples, job bandwidth, link health and alerts and
  * writes them to InfluxDB as points of the {@link io.rdmamon.influx.Schema}.
  *
- * <p>At least once, nothing lost: each poll becomes one batch, written synchronously (in writes of at most
- * {@code influx.batch.max.points}), unreadable records go to the dead-letter topic, and only then are the poll's offsets
- * committed. While InfluxDB (or the dead-letter topic) fails, the sink keeps the batch, pauses every partition and
- * retries with exponential backoff, still polling so it stays in its consumer group: memory holds one poll, and a
- * replay after a crash rewrites the same points (same measurement, tags and time), which InfluxDB overwrites.
+ * <p>Pipelined: this thread polls and converts (each poll one batch, its line protocol rendered into write requests
+ * of at most {@code influx.batch.max.points}) while a {@link WritePipeline} writes the batches before it, up to
+ * {@code influx.write.concurrency} at once; offsets are committed asynchronously as batches finish, in order.
+ *
+ * <p>At least once, nothing lost: a batch's offsets are committed only once its points are written and its unreadable
+ * records are on the dead-letter topic, and never past a batch still being written. While InfluxDB (or the
+ * dead-letter topic) fails, the writer keeps the batch and retries with exponential backoff; the pipeline fills and
+ * this thread pauses every partition, still polling so it stays in its consumer group: memory holds at most
+ * concurrency + 1 polls, and a replay after a crash rewrites the same points (same measurement, tags and time), which
+ * InfluxDB overwrites.
  */
 public final class InfluxSink implements Runnable, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InfluxSink.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(500);
+    /** Poll timeout while batches are being written: their commits wait for the next poll to return. */
+    private static final Duration POLL_WHILE_WRITING = Duration.ofMillis(5);
+    /** How long a full pipeline is waited on before a poll of the paused consumer keeps the group membership. */
+    private static final Duration FULL_WAIT = Duration.ofSeconds(1);
+    private static final Duration CLOSE_WRITES_TIMEOUT = Duration.ofSeconds(20);
 
     private final SinkConfig config;
     private final Consumer<byte[], byte[]> consumer;
-    private final InfluxDB influx;
     private final InfluxWriter writer;
     private final DeadLetters deadLetters;
     private final RecordRouter router;
     private final SinkMetrics metrics;
     private final KafkaClientMetrics consumerMetrics;
-    private final Backoff backoff;
+    private final WritePipeline pipeline;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final CommittedPositions committed = new CommittedPositions();
@@ -59,14 +66,13 @@ public final class InfluxSink implements Runnable, AutoCloseable {
     public InfluxSink(SinkConfig config, MeterRegistry registry) {
         this.config = config;
         this.metrics = new SinkMetrics(registry);
-        this.backoff = config.backoff();
         this.router = new RecordRouter(config, metrics);
-        this.influx = config.influx().connect();
-        this.writer = new InfluxWriter(influx, config.influx(), metrics);
+        this.writer = new InfluxWriter(config.influx(), metrics);
         this.consumer = new KafkaConsumer<>(config.consumerProps());
         this.consumerMetrics = new KafkaClientMetrics(consumer);
         consumerMetrics.bindTo(registry);
         this.deadLetters = new DeadLetters(new KafkaProducer<>(config.producerProps()), config.deadLetterTopic());
+        this.pipeline = new WritePipeline(writer, deadLetters, config.backoff(), metrics, config.writeConcurrency());
     }
 
     /** Consumes until {@link #close()}; call from one thread. */
@@ -75,28 +81,43 @@ public final class InfluxSink implements Runnable, AutoCloseable {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("the sink runs once");
         }
-        log.info("sink: {} -> InfluxDB {} db={} rp={} ({})", config.inputTopics(), config.influx().url(),
-                config.influx().database(), config.influx().retentionPolicy(), config.influx().credentials());
+        log.info("sink: {} -> InfluxDB {} db={} rp={} ({}), {} concurrent write(s)", config.inputTopics(),
+                config.influx().url(), config.influx().database(), config.influx().retentionPolicy(),
+                config.influx().credentials(), config.writeConcurrency());
         try {
             consumer.subscribe(config.inputTopics(), new PauseNewPartitionsWhileRetrying());
             while (!closing) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
+                commitWritten();
+                if (pipeline.full()) {
+                    waitForWrites();
+                    continue;
+                }
+                if (paused) {
+                    resume();
+                }
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(pipeline.idle() ? POLL_TIMEOUT
+                        : POLL_WHILE_WRITING);
                 if (!records.isEmpty()) {
-                    RecordRouter.Batch batch = router.route(records);
-                    deliver(batch);
-                    commit(batch.offsets());
-                } else {
+                    pipeline.submit(router.route(records));
+                } else if (pipeline.idle()) {
                     commitMarkersReadSince();
                 }
             }
-        } catch (WakeupException | Stopped e) {
+        } catch (WakeupException e) {
             if (!closing) {
                 throw e;
             }
             log.info("sink stopping; anything not committed is read again on the next start");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.info("sink interrupted; anything not committed is read again on the next start");
         } finally {
-            closeResources();
-            finished.countDown();
+            try {
+                commitOnClose();
+            } finally {
+                closeResources();
+                finished.countDown();
+            }
         }
     }
 
@@ -124,82 +145,77 @@ public final class InfluxSink implements Runnable, AutoCloseable {
         }
     }
 
-    private void deliver(RecordRouter.Batch batch) {
-        List<Point> points = batch.points();
-        int chunk = config.batchMaxPoints();
-        for (int from = 0; from < points.size(); from += chunk) {
-            List<Point> part = points.subList(from, Math.min(points.size(), from + chunk));
-            retrying("write to InfluxDB", () -> writer.write(part));
+    /**
+     * The pipeline is full: wait for its oldest batch. A write that takes long (InfluxDB down, the writer in backoff)
+     * pauses consumption, and the paused consumer is polled so that it stays in its group (max.poll.interval.ms).
+     */
+    private void waitForWrites() throws InterruptedException {
+        if (pipeline.awaitOldest(FULL_WAIT)) {
+            return;
         }
-        if (!batch.deadLetters().isEmpty()) {
-            retrying("send to the dead-letter topic", () -> deadLetters.send(batch.deadLetters()));
+        if (!paused) {
+            pause();
         }
-    }
-
-    /** Runs {@code action} until it succeeds, pausing consumption between attempts; gives up only on close. */
-    private void retrying(String what, Runnable action) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                action.run();
-                if (attempt > 1) {
-                    log.info("{} succeeded after {} attempts; resuming consumption", what, attempt);
-                    resume();
-                }
-                return;
-            } catch (RetriableException e) {
-                metrics.retry();
-                if (attempt == 1) {
-                    pause();
-                }
-                Duration delay = backoff.delay(attempt);
-                log.warn("{} failed (attempt {}): {}; retrying in {} ms, consumption paused", what, attempt,
-                        e.getMessage(), delay.toMillis());
-                waitPaused(delay);
-            }
+        ConsumerRecords<byte[], byte[]> unexpected = consumer.poll(Duration.ZERO);
+        // a partition assigned in a rebalance before it could be paused: read again once the writes go on
+        for (TopicPartition partition : unexpected.partitions()) {
+            consumer.seek(partition, unexpected.records(partition).get(0).offset());
         }
+        consumer.pause(consumer.assignment());
     }
 
     private void pause() {
         paused = true;
-        metrics.retrying(true);
         consumer.pause(consumer.assignment());
     }
 
     private void resume() {
         paused = false;
-        metrics.retrying(false);
         consumer.resume(consumer.paused());
     }
 
-    /**
-     * Waits by polling the paused consumer, which keeps the group membership (max.poll.interval.ms) alive. Should a
-     * poll still return records (a partition assigned in a rebalance before it could be paused), they are rewound.
-     */
-    private void waitPaused(Duration delay) {
-        long deadline = System.nanoTime() + delay.toNanos();
-        long remaining;
-        while (!closing && (remaining = deadline - System.nanoTime()) > 0) {
-            ConsumerRecords<byte[], byte[]> unexpected = consumer.poll(Duration.ofNanos(remaining));
-            for (TopicPartition partition : unexpected.partitions()) {
-                consumer.seek(partition, unexpected.records(partition).get(0).offset());
+    /** Commits, without waiting, the offsets of the batches written since the last call. */
+    private void commitWritten() {
+        List<RecordRouter.Batch> done = pipeline.takeDone();
+        if (!done.isEmpty()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = writtenOffsets(done);
+            if (!offsets.isEmpty()) {
+                consumer.commitAsync(offsets, this::committedAsync);
             }
-            consumer.pause(consumer.assignment());
-        }
-        if (closing) {
-            throw new Stopped();
         }
     }
 
-    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        Map<TopicPartition, OffsetAndMetadata> owned = new HashMap<>(offsets);
-        owned.keySet().retainAll(consumer.assignment());
+    /**
+     * The offsets to commit after {@code done}, the oldest batches handed back by the pipeline: for each partition,
+     * the last batch's next offset, for partitions still assigned.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> writtenOffsets(List<RecordRouter.Batch> done) {
+        Map<TopicPartition, OffsetAndMetadata> owned = new HashMap<>();
+        done.forEach(batch -> owned.putAll(batch.offsets()));
+        Set<TopicPartition> assigned = consumer.assignment();
+        owned.keySet().retainAll(assigned);
         // The stream app writes its topics in transactions: a commit marker follows its last record. The position is
         // past that marker once it has been read; committing it instead of last offset + 1 lets consumer-lag tools
-        // show 0, not 1, for a sink that has written everything. It is never behind the batch (max), and records
-        // polled but not written were rewound, so nothing unwritten is committed.
-        owned.replaceAll((partition, written) ->
-                new OffsetAndMetadata(Math.max(written.offset(), consumer.position(partition))));
-        commitSync(owned);
+        // show 0, not 1, for a sink that has written everything. Only where no later batch of the partition is still
+        // being written (then everything before the position is written), and never behind the batch (max).
+        owned.replaceAll((partition, written) -> pipeline.writing(partition) ? written
+                : new OffsetAndMetadata(Math.max(written.offset(), consumer.position(partition))));
+        return owned;
+    }
+
+    private void committedAsync(Map<TopicPartition, OffsetAndMetadata> offsets, Exception error) {
+        if (error == null) {
+            committed.committed(offsets);
+        } else {
+            commitFailed(error);
+        }
+    }
+
+    private void commitFailed(Exception error) {
+        // CommitFailedException, RebalanceInProgressException, timeouts: the points are written: the worst outcome is
+        // that another consumer writes them again
+        metrics.commitFailure();
+        log.warn("offset commit failed ({}); those records will be written again, which is harmless", error.toString());
     }
 
     /**
@@ -220,10 +236,26 @@ public final class InfluxSink implements Runnable, AutoCloseable {
         } catch (WakeupException e) {
             throw e;
         } catch (KafkaException e) {
-            // CommitFailedException, RebalanceInProgressException, timeouts: the points are written: the worst outcome is that another consumer writes them again
-            metrics.commitFailure();
-            log.warn("offset commit failed ({}); those records will be written again, which is harmless",
-                    e.toString());
+            commitFailed(e);
+        }
+    }
+
+    /** Stops the writes (waiting for those in progress) and commits what they finished: less to read again. */
+    private void commitOnClose() {
+        List<RecordRouter.Batch> done = pipeline.close(CLOSE_WRITES_TIMEOUT);
+        if (done.isEmpty()) {
+            return;
+        }
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            try {
+                commitSync(writtenOffsets(done));
+                return;
+            } catch (WakeupException e) {
+                // close() woke the consumer outside a poll: the wake-up is spent, the second attempt runs
+            } catch (RuntimeException e) {
+                log.info("no commit on close ({}); those records are read again on the next start", e.toString());
+                return;
+            }
         }
     }
 
@@ -235,7 +267,7 @@ public final class InfluxSink implements Runnable, AutoCloseable {
             log.warn("closing the consumer: {}", e.toString());
         }
         deadLetters.close();
-        influx.close();
+        writer.close();
     }
 
     /** Partitions assigned while the sink is paused must stay paused, or a poll would fetch past the kept batch. */
@@ -249,15 +281,13 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // nothing to flush: offsets are committed right after each batch is written
+            // what is written is committed now; batches still being written are the next owner's to write again
+            List<RecordRouter.Batch> done = pipeline.takeDone();
+            if (!done.isEmpty()) {
+                commitSync(writtenOffsets(done));
+            }
+            pipeline.forget(partitions);
             committed.forget(partitions);
-        }
-    }
-
-    /** Thrown out of a retry wait when the sink is closed. */
-    private static final class Stopped extends RuntimeException {
-        Stopped() {
-            super(null, null, false, false);
         }
     }
 }

@@ -2,10 +2,7 @@ package io.rdmamon.sink;
 
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobBandwidth.RankBandwidth;
-import org.influxdb.dto.Point;
 
-import java.util.ArrayList;
-import java.util.List;
 
 import static io.rdmamon.influx.Schema.*;
 
@@ -21,14 +18,13 @@ final class JobBandwidthPoints implements PointConverter<JobBandwidth> {
     }
 
     @Override
-    public List<Point> toPoints(JobBandwidth b) {
+    public void render(JobBandwidth b, PointLines points) {
         PointConverter.checkVersion(b.v(), JobBandwidth.VERSION);
         PointConverter.required(b.uid(), "uid");
         PointConverter.requiredTime(b.windowStart(), "windowStart");
         if (b.windowEnd() < b.windowStart()) {
             throw new IllegalArgumentException("windowEnd " + b.windowEnd() + " before windowStart " + b.windowStart());
         }
-        List<Point> points = new ArrayList<>(1 + b.ranks().size());
         SchemaPoint.of(JOB_BANDWIDTH, b.windowStart())
                 .tag(JOB, b.job()).tag(NAMESPACE, b.namespace()).tag(JOB_UID, b.uid())
                 .field(TX_BYTES_PER_SEC, b.txBytesPerSec())
@@ -57,6 +53,5 @@ final class JobBandwidthPoints implements PointConverter<JobBandwidth> {
                     .field(ESTIMATED, r.estimated())
                     .addTo(points);
         }
-        return points;
     }
 }

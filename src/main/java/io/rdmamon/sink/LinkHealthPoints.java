@@ -3,11 +3,8 @@ package io.rdmamon.sink;
 import io.rdmamon.influx.Schema;
 import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.LinkHealth;
-import org.influxdb.dto.Point;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -24,7 +21,7 @@ final class LinkHealthPoints implements PointConverter<LinkHealth> {
     }
 
     @Override
-    public List<Point> toPoints(LinkHealth h) {
+    public void render(LinkHealth h, PointLines points) {
         PointConverter.checkVersion(h.v(), LinkHealth.VERSION);
         PointConverter.required(h.node(), "node");
         PointConverter.required(h.device(), "device");
@@ -47,9 +44,7 @@ final class LinkHealthPoints implements PointConverter<LinkHealth> {
                 .collect(Collectors.groupingBy(e -> FIELD_BY_CLASS.getOrDefault(e.getKey(), ERRORS_OTHER),
                         Collectors.summingLong(Map.Entry::getValue)));
         byField.forEach(point::field);
-        List<Point> points = new ArrayList<>(1);
         point.addTo(points);
-        return points;
     }
 
     private static Double larger(Double tx, Double rx) {

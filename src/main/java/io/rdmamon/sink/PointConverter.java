@@ -1,18 +1,27 @@
 package io.rdmamon.sink;
 
-import org.influxdb.dto.Point;
-
 import java.util.List;
 
 /**
- * Turns one record type into InfluxDB points of the {@link io.rdmamon.influx.Schema}. A record that breaks its topic's
- * contract (unsupported version, missing identity) throws {@link IllegalArgumentException} with the reason: the sink
- * dead-letters it and goes on.
+ * Turns one record type into InfluxDB points of the {@link io.rdmamon.influx.Schema}, rendered as line protocol. A
+ * record that breaks its topic's contract (unsupported version, missing identity) throws
+ * {@link IllegalArgumentException} with the reason: the sink dead-letters it and goes on.
  */
 interface PointConverter<T> {
     Class<T> type();
 
-    List<Point> toPoints(T record);
+    /**
+     * Appends the record's points to {@code points}; throws when the record is invalid, and the caller drops what it
+     * appended.
+     */
+    void render(T record, PointLines points);
+
+    /** The record's points, one line protocol line each (for tests and tools; the sink renders into bodies). */
+    default List<String> toLines(T record) {
+        PointLines points = new PointLines();
+        render(record, points);
+        return points.lines();
+    }
 
     static String required(String value, String name) {
         if (value == null || value.isBlank()) {

@@ -2,10 +2,7 @@ package io.rdmamon.sink;
 
 import io.rdmamon.model.CounterClass;
 import io.rdmamon.model.PortSample;
-import org.influxdb.dto.Point;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -24,12 +21,11 @@ public final class PortSamplePoints implements PointConverter<PortSample> {
     }
 
     @Override
-    public List<Point> toPoints(PortSample s) {
+    public void render(PortSample s, PointLines points) {
         PointConverter.checkVersion(s.v(), PortSample.VERSION);
         PointConverter.required(s.node(), "node");
         PointConverter.required(s.device(), "device");
         PointConverter.requiredTime(s.ts(), "ts");
-        List<Point> points = new ArrayList<>(1 + s.errors().size());
         SchemaPoint.of(RDMA_PORT, s.ts())
                 .tag(NODE, s.node()).tag(DEVICE, s.device()).tag(PORT, s.port())
                 .tag(SOURCE, s.source()).tag(LINK_LAYER, s.linkLayer())
@@ -49,7 +45,6 @@ public final class PortSamplePoints implements PointConverter<PortSample> {
                 .tag(ERROR_CLASS, CounterClass.of(counter).map(CounterClass::wireName).orElse(UNCLASSIFIED))
                 .field(INCREMENT, increment)
                 .addTo(points));
-        return points;
     }
 
     /**
@@ -59,6 +54,9 @@ public final class PortSamplePoints implements PointConverter<PortSample> {
     static Long activeFlag(String state) {
         if (state == null || state.isBlank()) {
             return null;
+        }
+        if (state.equals("ACTIVE")) {
+            return 1L; // the normalised name, which collectors send: no need for the three patterns
         }
         String name = state.strip().toUpperCase(Locale.ROOT);
         name = SYSFS_NUMBER.matcher(name).replaceFirst("");

@@ -10,7 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.influxdb.dto.Point;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +21,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decodes each consumed record with its topic's type and converts it to points; a record that cannot be read becomes
+ * Decodes each consumed record with its topic's type and renders its points as line protocol, straight into the bodies
+ * of the write requests (at most {@code influx.batch.max.points} points each); a record that cannot be read becomes
  * a dead letter (logged with its text, counted by reason) and the others go on. The result of one poll is one
  * {@link Batch}. Port and host samples, which any producer may write, are parsed by the same {@link RecordParser}s as
  * in the stream app, so the sink refuses what the stream app refuses (an implausible time, an impossible rate...).
@@ -32,16 +32,24 @@ public final class RecordRouter {
     private static final int EXCERPT_CHARS = 300;
 
     /** What one poll becomes: points to write, dead letters to send, and the offsets to commit after both. */
-    record Batch(List<Point> points, List<DeadLetters.Letter> deadLetters,
-                 Map<TopicPartition, OffsetAndMetadata> offsets) {
+    public record Batch(List<WriteBody> bodies, List<DeadLetters.Letter> deadLetters,
+                        Map<TopicPartition, OffsetAndMetadata> offsets) {
+        public int points() {
+            return bodies.stream().mapToInt(WriteBody::points).sum();
+        }
     }
 
     private final Map<String, PointConverter<?>> byTopic = new HashMap<>();
     private final Map<String, RecordParser<?>> parsers = new HashMap<>();
     private final SinkMetrics metrics;
+    private final int maxPointsPerBody;
+    // one record's lines at a time: kept only once the whole record converted
+    private final PointLines recordLines = new PointLines();
+    private final StringBuilder bodyText = new StringBuilder();
 
     public RecordRouter(SinkConfig config, SinkMetrics metrics) {
         this.metrics = metrics;
+        this.maxPointsPerBody = config.batchMaxPoints();
         ContractLimits limits = config.contractLimits();
         parsers.put(config.portSamplesTopic(), RecordParser.PORT_SAMPLE.withLimits(limits));
         parsers.put(config.hostSamplesTopic(), RecordParser.HOST_SAMPLE.withLimits(limits));
@@ -52,8 +60,9 @@ public final class RecordRouter {
         byTopic.put(config.alertsTopic(), new AlertPoints());
     }
 
-    Batch route(ConsumerRecords<byte[], byte[]> records) {
-        List<Point> points = new ArrayList<>(records.count() * 2);
+    /** Call from one thread at a time. */
+    public Batch route(ConsumerRecords<byte[], byte[]> records) {
+        WriteBodies bodies = new WriteBodies(maxPointsPerBody, bodyText);
         List<DeadLetters.Letter> deadLetters = new ArrayList<>();
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (TopicPartition partition : records.partitions()) {
@@ -61,7 +70,9 @@ public final class RecordRouter {
             metrics.records(partition.topic(), inPartition.size());
             for (ConsumerRecord<byte[], byte[]> record : inPartition) {
                 try {
-                    points.addAll(toPoints(record));
+                    recordLines.clear();
+                    render(record, recordLines);
+                    bodies.add(recordLines);
                 } catch (IOException | RuntimeException e) {
                     String reason = reason(e);
                     log.warn("unreadable record {}-{}@{} goes to the dead-letter topic: {}; value: {}",
@@ -73,10 +84,10 @@ public final class RecordRouter {
             long next = inPartition.get(inPartition.size() - 1).offset() + 1;
             offsets.put(partition, new OffsetAndMetadata(next));
         }
-        return new Batch(points, deadLetters, offsets);
+        return new Batch(bodies.finish(), deadLetters, offsets);
     }
 
-    public List<Point> toPoints(ConsumerRecord<byte[], byte[]> record) throws IOException {
+    private void render(ConsumerRecord<byte[], byte[]> record, PointLines lines) throws IOException {
         PointConverter<?> converter = byTopic.get(record.topic());
         if (converter == null) {
             throw new IllegalArgumentException("no converter for topic " + record.topic());
@@ -84,23 +95,24 @@ public final class RecordRouter {
         if (record.value() == null) {
             throw new InvalidRecordException(new Rejection(Rejection.TOMBSTONE, "null value (tombstone)"));
         }
-        return convert(converter, parsers.get(record.topic()), record);
+        convert(converter, parsers.get(record.topic()), record, lines);
     }
 
-    private static <T> List<Point> convert(PointConverter<T> converter, RecordParser<?> parser,
-                                           ConsumerRecord<byte[], byte[]> record) throws IOException {
+    private static <T> void convert(PointConverter<T> converter, RecordParser<?> parser,
+                                    ConsumerRecord<byte[], byte[]> record, PointLines lines) throws IOException {
         if (parser != null) {
             RecordParser.Parsed<?> parsed = parser.parse(record.value(), record.timestamp());
             if (!parsed.ok()) {
                 throw new InvalidRecordException(new Rejection(parsed.code(), parsed.error()));
             }
-            return converter.toPoints(converter.type().cast(parsed.value()));
+            converter.render(converter.type().cast(parsed.value()), lines);
+            return;
         }
         T decoded = Json.MAPPER.readValue(record.value(), converter.type());
         if (decoded == null) {
             throw new IllegalArgumentException("JSON null is not a " + converter.type().getSimpleName());
         }
-        return converter.toPoints(decoded);
+        converter.render(decoded, lines);
     }
 
     private static String reason(Exception e) {

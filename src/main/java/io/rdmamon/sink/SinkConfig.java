@@ -34,6 +34,12 @@ public final class SinkConfig extends AbstractConfig {
             + "split into writes of this size and the offsets committed after the last one. InfluxData recommends "
             + "5,000-10,000.";
 
+    public static final String WRITE_CONCURRENCY_CONFIG = "influx.write.concurrency";
+    public static final int DEFAULT_WRITE_CONCURRENCY = 1;
+    private static final String WRITE_CONCURRENCY_DOC = "Write requests in flight at once. With 1 the sink still "
+            + "converts the next poll while a write is in flight; more helps only when InfluxDB takes parallel writes "
+            + "faster (bench sink --concurrency N measures it). Memory holds this many polls plus one.";
+
     public static final String RETRY_BACKOFF_INITIAL_MS_CONFIG = "influx.retry.backoff.initial.ms";
     public static final long DEFAULT_RETRY_BACKOFF_INITIAL_MS = 500;
     private static final String RETRY_BACKOFF_INITIAL_MS_DOC = "First wait after a failed write; doubles on each "
@@ -79,6 +85,8 @@ public final class SinkConfig extends AbstractConfig {
     public static final ConfigDef CONFIG = ContractLimits.define(InfluxSettings.define(new ConfigDef())
             .define(BATCH_MAX_POINTS_CONFIG, Type.INT, DEFAULT_BATCH_MAX_POINTS, ConfigDef.Range.between(1, 100_000),
                     Importance.MEDIUM, BATCH_MAX_POINTS_DOC)
+            .define(WRITE_CONCURRENCY_CONFIG, Type.INT, DEFAULT_WRITE_CONCURRENCY, ConfigDef.Range.between(1, 16),
+                    Importance.LOW, WRITE_CONCURRENCY_DOC)
             .define(RETRY_BACKOFF_INITIAL_MS_CONFIG, Type.LONG, DEFAULT_RETRY_BACKOFF_INITIAL_MS,
                     ConfigDef.Range.atLeast(1), Importance.LOW, RETRY_BACKOFF_INITIAL_MS_DOC)
             .define(RETRY_BACKOFF_MAX_MS_CONFIG, Type.LONG, DEFAULT_RETRY_BACKOFF_MAX_MS, ConfigDef.Range.atLeast(1),
@@ -124,6 +132,10 @@ public final class SinkConfig extends AbstractConfig {
 
     public int batchMaxPoints() {
         return getInt(BATCH_MAX_POINTS_CONFIG);
+    }
+
+    public int writeConcurrency() {
+        return getInt(WRITE_CONCURRENCY_CONFIG);
     }
 
     public Backoff backoff() {

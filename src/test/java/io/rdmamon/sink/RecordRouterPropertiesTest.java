@@ -80,10 +80,10 @@ class RecordRouterPropertiesTest {
         RecordRouter.Batch batch = router.route(new ConsumerRecords<>(Map.of(partition, List.of(record)), Map.of()));
         assertThat(batch.offsets()).containsKey(partition);
         if (batch.deadLetters().isEmpty()) {
-            assertThat(batch.points()).isNotEmpty();
+            assertThat(batch.bodies()).isNotEmpty();
             return Optional.empty();
         }
-        assertThat(batch.points()).isEmpty();
+        assertThat(batch.bodies()).isEmpty();
         assertThat(batch.deadLetters()).singleElement().satisfies(l -> assertThat(l.reason()).isNotBlank());
         return Optional.of(batch.deadLetters().get(0).reason());
     }

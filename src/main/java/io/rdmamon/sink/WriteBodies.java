@@ -1,0 +1,61 @@
+package io.rdmamon.sink;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Collects the rendered points of a batch into request bodies of at most {@code maxPoints} lines each: the line
+ * protocol is rendered once, by the converters, and only copied here.
+ */
+final class WriteBodies {
+    private final int maxPoints;
+    private final List<WriteBody> bodies = new ArrayList<>();
+    private final StringBuilder body;
+    private int inBody;
+    private int points;
+
+    /**
+     * {@code body} is where each body is assembled before it is copied out: reused from batch to batch, it grows to
+     * a full body once instead of doubling its way up for every body (a third of the rendering's CPU otherwise).
+     */
+    WriteBodies(int maxPoints, StringBuilder body) {
+        this.maxPoints = maxPoints;
+        this.body = body;
+        body.setLength(0);
+    }
+
+    /** Appends all lines of {@code lines}, starting a new body whenever one is full. */
+    void add(PointLines lines) {
+        CharSequence text = lines.text();
+        int line = 0;
+        while (line < lines.count()) {
+            int take = Math.min(lines.count() - line, maxPoints - inBody);
+            body.append(text, lines.end(line), lines.end(line + take));
+            line += take;
+            inBody += take;
+            points += take;
+            if (inBody == maxPoints) {
+                flush();
+            }
+        }
+    }
+
+    int points() {
+        return points;
+    }
+
+    /** The bodies, the last one possibly short; none when no point was added. */
+    List<WriteBody> finish() {
+        if (inBody > 0) {
+            flush();
+        }
+        return bodies;
+    }
+
+    private void flush() {
+        bodies.add(new WriteBody(body.toString().getBytes(StandardCharsets.UTF_8), inBody));
+        body.setLength(0);
+        inBody = 0;
+    }
+}
