@@ -36,7 +36,8 @@ public final class JobAssignments {
     public static KStream<String, AssignedInput> assign(KStream<String, PortSample> ports,
                                                         KStream<String, HostIfaceSample> hosts,
                                                         KStream<String, JobRecord> jobs, int samplePartitions,
-                                                        Duration historyRetention, MeterRegistry registry,
+                                                        Duration historyRetention, Duration lateGrace,
+                                                        MeterRegistry registry,
                                                         StoreType storeType) {
         Repartitioned<String, HolderUpdate> byNode = Repartitioned.<String, HolderUpdate>as(REPARTITION)
                 .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(HolderUpdate.class))
@@ -55,7 +56,8 @@ public final class JobAssignments {
             samples = byNode(samples, samplePartitions, registry);
         }
         return samples.merge(holds, Named.as("node-inputs"))
-                .process(NodeAssigner.supplier(historyRetention.toMillis(), registry, storeType),
+                .process(NodeAssigner.supplier(historyRetention.toMillis(), lateGrace.toMillis(),
+                                NodeTickBatcher.PROCESSOR, registry, storeType),
                         Named.as("assign-job"));
     }
 
