@@ -39,8 +39,8 @@ public final class JobAssignments {
     public static KStream<String, AssignedInput> assign(KStream<String, PortSample> ports,
                                                         KStream<String, HostIfaceSample> hosts,
                                                         KStream<String, JobRecord> jobs, int samplePartitions,
-                                                        Duration historyRetention, MeterRegistry registry,
-                                                        StoreType storeType,
+                                                        Duration historyRetention, Duration lateGrace,
+                                                        MeterRegistry registry, StoreType storeType,
                                                         ProcessorSupplier<String, NodeInput, String, NodeInput>
                                                                 clockCorrection) {
         Repartitioned<String, HolderUpdate> byNode = Repartitioned.<String, HolderUpdate>as(REPARTITION)
@@ -61,7 +61,8 @@ public final class JobAssignments {
         }
         samples = samples.process(clockCorrection, Named.as("clock-correction"));
         return samples.merge(holds, Named.as("node-inputs"))
-                .process(NodeAssigner.supplier(historyRetention.toMillis(), registry, storeType),
+                .process(NodeAssigner.supplier(historyRetention.toMillis(), lateGrace.toMillis(),
+                                NodeTickBatcher.PROCESSOR, registry, storeType),
                         Named.as("assign-job"));
     }
 

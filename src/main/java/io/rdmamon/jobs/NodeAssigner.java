@@ -8,6 +8,7 @@ import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.state.ObjectStore;
 import io.rdmamon.streams.state.ObjectStores;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -28,6 +30,12 @@ import java.util.Set;
  * {@link NodePartitioner} contract, or {@link SamplePartitionCheck} moved them there), so nothing is re-partitioned
  * per sample. Hold changes of one key are assumed to
  * arrive in {@code updatedAt} order, which holds when one watcher publishes the jobs.
+ *
+ * <p>A job's hold reaches the samples' partition a commit or more after its record (through the repartition topic),
+ * so samples processed meanwhile, a backlog's by the thousand, found no job. Those samples are kept for
+ * {@code streams.jobs.late.grace.ms} of wall time ({@link UnheldSamples}); a hold that comes within it gives them to
+ * the job after all: they go to the job side ({@code jobSide}, the {@link NodeTickBatcher}) again, marked late, in
+ * time order, as soon as the hold comes. Link health and the port detectors had them once, without the job.
  */
 public final class NodeAssigner implements Processor<String, NodeInput, String, AssignedInput> {
     public static final String STORE = "assignment-history";
@@ -40,8 +48,14 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     /** One warning per job and minute: a job's record reaches all its devices at once. */
     private static final LogLimiter LATE_LOG = new LogLimiter(Duration.ofMinutes(1));
 
+    /** How many unassigned samples a task keeps at most for a late hold (about 10 MB). */
+    static final int UNHELD_CAPACITY = 20_000;
+
     private final long retentionMs;
     private final Counter lateAssignments;
+    private final Counter rejudged;
+    private final String jobSide;
+    private final UnheldSamples unheld;
     /**
      * Per device and node key, the newest sample time judged here: a job's hold that starts before it came too late
      * for those samples. In memory: after a restart, late holds go unnoticed until the first sample of the key.
@@ -50,22 +64,36 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     private ProcessorContext<String, AssignedInput> context;
     private ObjectStore<AssignmentHistory> histories;
 
-    private NodeAssigner(long retentionMs, Counter lateAssignments) {
+    private NodeAssigner(long retentionMs, long lateGraceMs, String jobSide, Counter lateAssignments,
+                         Counter rejudged) {
         this.retentionMs = retentionMs;
+        this.jobSide = jobSide;
         this.lateAssignments = lateAssignments;
+        this.rejudged = rejudged;
+        this.unheld = new UnheldSamples(lateGraceMs, UNHELD_CAPACITY);
     }
 
+    /**
+     * @param lateGraceMs how long (wall clock) samples judged without a job wait for a late hold
+     * @param jobSide     the child that gets such samples again when one comes: the job side's first processor
+     */
     public static ProcessorSupplier<String, NodeInput, String, AssignedInput> supplier(long retentionMs,
+                                                                                       long lateGraceMs,
+                                                                                       String jobSide,
                                                                                        MeterRegistry registry,
                                                                                        StoreType storeType) {
         Counter late = Counter.builder("rdmamon.streams.late.job.assignments")
                 .description("Jobs' holds on a device or node that reached the samples' partition after samples of "
                         + "their time had been judged: those samples counted for no job (or the previous one)")
                 .register(registry);
+        Counter rejudged = Counter.builder("rdmamon.streams.rejudged.samples")
+                .description("Samples judged without a job and given to one when its hold came late (within "
+                        + "streams.jobs.late.grace.ms): the job side had them after all")
+                .register(registry);
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, NodeInput, String, AssignedInput> get() {
-                return new NodeAssigner(retentionMs, late);
+                return new NodeAssigner(retentionMs, lateGraceMs, jobSide, late, rejudged);
             }
 
             @Override
@@ -79,6 +107,9 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     public void init(ProcessorContext<String, AssignedInput> context) {
         this.context = context;
         this.histories = context.getStateStore(STORE);
+        // a task closed dirty may be initialised again on this processor: what it kept was judged before
+        unheld.clear();
+        context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, unheld::dropOld);
     }
 
     @Override
@@ -87,13 +118,9 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         if (in.update() != null) {
             hold(record.key(), in.update(), record.timestamp());
         } else if (in.port() != null) {
-            String key = AssignmentKeys.device(in.port().node(), in.port().device());
-            judged(key, record.timestamp());
-            context.forward(record.withValue(new AssignedInput(in.port(), null, at(key, record.timestamp()))));
+            judge(record, in.port().node(), AssignmentKeys.device(in.port().node(), in.port().device()));
         } else if (in.host() != null) {
-            String key = AssignmentKeys.node(in.host().node());
-            judged(key, record.timestamp());
-            context.forward(record.withValue(new AssignedInput(null, in.host(), at(key, record.timestamp()))));
+            judge(record, in.host().node(), AssignmentKeys.node(in.host().node()));
             // a job that runs its collectives over this interface holds it as its device: it is that job's port too
             String socketKey = AssignmentKeys.device(in.host().node(), in.host().iface());
             Assignment socket = at(socketKey, record.timestamp());
@@ -103,6 +130,30 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
                 context.forward(record.withKey(port.key()).withValue(new AssignedInput(port, null, socket)));
             }
         }
+    }
+
+    private void judge(Record<String, NodeInput> record, String node, String key) {
+        judged(key, record.timestamp());
+        Assignment assignment = at(key, record.timestamp());
+        if (assignment.isEmpty()) {
+            unheld.add(node, key, record, context.currentSystemTimeMs());
+        }
+        context.forward(record.withValue(new AssignedInput(record.value().port(), record.value().host(),
+                assignment)));
+    }
+
+    /**
+     * The node's kept samples that its holds now cover, to the job side, in time order: at once, in the transaction
+     * of the hold, so that they reach the job side no later than what other tasks judge with the job from then on
+     * (its windows wait only for the ports that have reported; they close on the wall clock, so the node's devices,
+     * whose holds come one after another, may come in any order within a commit).
+     */
+    private void rejudge(String node) {
+        unheld.rejudge(List.of(node), this::at, (record, assignment) -> {
+            rejudged.increment();
+            context.forward(record.withValue(new AssignedInput(record.value().port(), record.value().host(),
+                    assignment, true)), jobSide);
+        });
     }
 
     private void judged(String key, long ts) {
@@ -127,11 +178,18 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
             return;
         }
         long[] newest = newestSample.get(key);
+        String rejudgeNode = null;
         if (update.holder() != null && newest != null && newest[0] >= ts) {
             lateAssignments.increment();
-            if (newest[0] - ts >= LATE_WARN_MS && LATE_LOG.admit(update.uid()) != LogLimiter.SUPPRESS) {
+            String node = key.substring(0, key.indexOf('/'));
+            if (unheld.holds(node, key, ts)) {
+                rejudgeNode = node;
+            }
+            if (unheld.lostSince(key, ts) && newest[0] - ts >= LATE_WARN_MS
+                    && LATE_LOG.admit(update.uid()) != LogLimiter.SUPPRESS) {
                 log.warn("job {} holds {} from {}, but samples of {} up to {} s later were judged before this "
-                                + "reached them: they count for no job. The job's record came after its samples: "
+                                + "reached them, longer ago than streams.jobs.late.grace.ms: they count for no job. "
+                                + "The job's record came after its samples: "
                                 + "published late, or read after them when the app caught up a backlog (counted as "
                                 + "rdmamon_streams_late_job_assignments_total)", update.uid(), key,
                         java.time.Instant.ofEpochMilli(ts), key, (newest[0] - ts) / 1000);
@@ -140,5 +198,8 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         AssignmentHistory next = (history == null ? new AssignmentHistory(null) : history).with(ts, after,
                 retentionMs);
         histories.put(key, next.isEmpty() ? null : next);
+        if (rejudgeNode != null) {
+            rejudge(rejudgeNode);
+        }
     }
 }

@@ -36,6 +36,8 @@ import java.util.Set;
  */
 public final class NodeTickBatcher implements Processor<String, AssignedInput, String, JobEventBatch> {
     public static final String STORE = "node-ticks";
+    /** The processor's name: the job side's first, which {@link NodeAssigner} sends late-judged samples to. */
+    public static final String PROCESSOR = "node-ticks";
     /** Suffix of a node's host-sample pass key (node names contain no {@code /}). */
     private static final String HOST_PASS = "/hosts";
 
@@ -94,8 +96,13 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     @Override
     public void process(Record<String, AssignedInput> record) {
         AssignedInput in = record.value();
-        String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
         long ts = record.timestamp();
+        if (in.late()) {
+            // counted in its pass when first judged: on its own, like a straggler
+            emit(NodeTick.open(ts).add(JobEvents.fanOut(in)));
+            return;
+        }
+        String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
         Pass pass = passes.computeIfAbsent(passKey, n -> new Pass());
         if (ts > pass.ts) {
             if (pass.seen > 0) {

@@ -111,12 +111,22 @@ public final class RecordParser<T> {
      * {@code recordTimestamp}, the Kafka record's timestamp (ignored when not positive).
      */
     public Parsed<T> parse(byte[] bytes, long recordTimestamp) {
+        return check(read(bytes), recordTimestamp);
+    }
+
+    /**
+     * The first half of {@link #parse(byte[], long)}: the record's shape (JSON, version, required fields, types)
+     * without its value ranges, which {@link #check} adds. The stream app reads its inputs in two steps, because the
+     * value is read where Kafka gives no timestamp (its deserializer) and its time is needed before the record is
+     * processed (its timestamp extractor).
+     */
+    public Parsed<T> read(byte[] bytes) {
         if (bytes == null || bytes.length == 0) {
             return Parsed.rejected(new Rejection(Rejection.EMPTY, "empty record"));
         }
         T plain = readPlain(bytes);
         if (plain != null) {
-            return checked(plain, recordTimestamp);
+            return new Parsed<>(plain, null, null);
         }
         JsonNode tree;
         try {
@@ -148,7 +158,12 @@ public final class RecordParser<T> {
             return Parsed.rejected(new Rejection(Rejection.WRONG_TYPE, "not a valid " + type.getSimpleName() + ": "
                     + firstLine(e)));
         }
-        return checked(value, recordTimestamp);
+        return new Parsed<>(value, null, null);
+    }
+
+    /** The value ranges of {@code read}'s value, its times against {@code recordTimestamp} as in {@link #parse}. */
+    public Parsed<T> check(Parsed<T> read, long recordTimestamp) {
+        return read.ok() ? checked(read.value(), recordTimestamp) : read;
     }
 
     /** The record through the fast path, when it has one and the record is plainly well-formed; else null. */

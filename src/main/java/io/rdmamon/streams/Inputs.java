@@ -14,7 +14,8 @@ import org.apache.kafka.streams.kstream.Produced;
  * Reads an input topic as raw bytes and decodes it: good records continue, poison records (not JSON, unknown
  * {@code v}, missing fields, values outside the contract) go to the dead-letter topic with the reason, counted as
  * {@code rdmamon_streams_dead_letters_total{topic,reason}}. Nothing in the topology ever sees a record it cannot use,
- * so no deserialization exception can stop the app.
+ * so no deserialization exception can stop the app. Kafka Streams knows every input record by its own time
+ * ({@link EventTimeExtractor}), never by the Kafka record timestamp.
  */
 final class Inputs {
     private Inputs() {
@@ -28,7 +29,8 @@ final class Inputs {
         String values = input.name() + "-value";
         String rejected = input.name() + "-dead-letter";
         KStream<String, Decoded<T>> decoded = builder
-                .stream(topic, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(input.name() + "-in"))
+                .stream(topic, Consumed.with(Serdes.ByteArray(), Incoming.serde(input.parser()))
+                        .withTimestampExtractor(new EventTimeExtractor<>(input)).withName(input.name() + "-in"))
                 .process(() -> new DecodeProcessor<>(input, deadLetters, skew, values, rejected),
                         Named.as(input.name() + "-decode"));
         decoded.mapValues(Decoded::deadLetter, Named.as(rejected))

@@ -152,7 +152,7 @@ public final class RdmamonTopology {
 
         // everything up to the job side runs in the node's own partition: no per-sample repartition
         KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, jobs, samplePartitions,
-                cfg.historyRetention(), registry, cfg.storeType(),
+                cfg.historyRetention(), cfg.lateJobGrace(), registry, cfg.storeType(),
                 ClockCorrection.supplier(cfg.clockSkewMax().toMillis(), limits.maxFutureMs(), registry));
         KStream<String, PortVerdict> verdicts = assigned.process(PortJudge.supplier(
                 cfg.linkHealthInterval().toMillis(), List.of(new LinkDownDetector(thresholds),
@@ -166,7 +166,8 @@ public final class RdmamonTopology {
                 .mapValues(PortVerdict::alert, Named.as("port-alert-values"));
 
         KStream<String, JobEventBatch> batches = assigned.process(
-                NodeTickBatcher.supplier(cfg.punctuateInterval(), cfg.storeType()), Named.as("node-ticks"));
+                NodeTickBatcher.supplier(cfg.punctuateInterval(), cfg.storeType()),
+                Named.as(NodeTickBatcher.PROCESSOR));
         KStream<String, JobEvent> jobEvents = JobEvents.byJob(batches, jobs);
         KStream<String, JobWindow> windows = jobEvents.process(
                 JobWindowProcessor.supplier(cfg.windowSize(), cfg.windowGrace(), cfg.windowPortTimeout(),

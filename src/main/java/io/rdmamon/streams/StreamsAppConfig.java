@@ -129,6 +129,12 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "'which job held this device at time t'; samples older than this (relative to the newest job update) "
             + "are treated as unassigned.";
 
+    public static final String LATE_JOB_GRACE_CONFIG = "streams.jobs.late.grace.ms";
+    public static final long DEFAULT_LATE_JOB_GRACE = 10_000;
+    private static final String LATE_JOB_GRACE_DOC = "How long (wall clock) samples judged without a job are kept in "
+            + "memory for a job's hold still on its way (it crosses a repartition topic and a commit, the samples do "
+            + "not): a hold that comes within it gives them to the job after all. 0 keeps none.";
+
     public static final String PUNCTUATE_INTERVAL_CONFIG = "streams.punctuate.interval.ms";
     public static final long DEFAULT_PUNCTUATE_INTERVAL = 1_000;
     private static final String PUNCTUATE_INTERVAL_DOC = "Wall-clock period of the collector-silence check "
@@ -215,6 +221,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     3_600_000), Importance.MEDIUM, LINK_HEALTH_INTERVAL_DOC)
             .define(HISTORY_RETENTION_CONFIG, Type.LONG, DEFAULT_HISTORY_RETENTION,
                     Range.between(60_000, Duration.ofDays(365).toMillis()), Importance.LOW, HISTORY_RETENTION_DOC)
+            .define(LATE_JOB_GRACE_CONFIG, Type.LONG, DEFAULT_LATE_JOB_GRACE, Range.between(0, 600_000),
+                    Importance.LOW, LATE_JOB_GRACE_DOC)
             .define(PUNCTUATE_INTERVAL_CONFIG, Type.LONG, DEFAULT_PUNCTUATE_INTERVAL, Range.between(100, 60_000),
                     Importance.LOW, PUNCTUATE_INTERVAL_DOC)
             .define(CLOCK_SKEW_MAX_CONFIG, Type.LONG, DEFAULT_CLOCK_SKEW_MAX, Range.between(500, 300_000),
@@ -293,6 +301,10 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public Duration historyRetention() {
         return Duration.ofMillis(getLong(HISTORY_RETENTION_CONFIG));
+    }
+
+    public Duration lateJobGrace() {
+        return Duration.ofMillis(getLong(LATE_JOB_GRACE_CONFIG));
     }
 
     public Duration punctuateInterval() {

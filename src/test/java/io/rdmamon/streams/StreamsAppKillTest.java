@@ -4,16 +4,12 @@ import io.rdmamon.jobs.JobAssignments;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
-import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.support.LogFiles;
 import io.rdmamon.support.Processes;
 import io.rdmamon.testing.SharedKafka;
 import io.rdmamon.testing.TrainingTraffic;
 import io.rdmamon.testing.TrainingTraffic.Event;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,11 +84,7 @@ class StreamsAppKillTest {
                 && s.ts() >= linkDown && s.ts() < linkDown + 10_000 ? StreamsAppTest.down(s) : s);
         List<Event> events = sim.run(T0, T0 + 330_000);
 
-        KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.PARTITIONER_CLASS_CONFIG, NodePartitioner.class.getName()),
-                new StringSerializer(), new ByteArraySerializer());
+        KafkaProducer<String, byte[]> producer = StreamsAppTest.producer();
         open.add(producer);
         StreamsAppTest.Outputs out = new StreamsAppTest.Outputs(topics);
         open.add(out);

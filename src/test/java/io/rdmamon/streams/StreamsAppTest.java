@@ -162,6 +162,14 @@ class StreamsAppTest {
         return TrainingTraffic.down(s);
     }
 
+    /** A producer to the shared broker that partitions by node, as the collector does. */
+    static KafkaProducer<String, byte[]> producer() {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.PARTITIONER_CLASS_CONFIG, NodePartitioner.class.getName()),
+                new StringSerializer(), new ByteArraySerializer());
+    }
+
     static void produce(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,
                                 List<Event> events) {
         for (Event e : events) {
@@ -192,10 +200,12 @@ class StreamsAppTest {
         final List<Alert> alerts = new ArrayList<>();
         final List<JobBandwidth> bandwidth = new ArrayList<>();
         final List<LinkHealth> linkHealth = new ArrayList<>();
+        final StreamsAppConfig.TopicNames topics;
         private final KafkaConsumer<String, String> consumer;
         private final Map<String, Function<String, Object>> readers;
 
         Outputs(StreamsAppConfig.TopicNames topics) {
+            this.topics = topics;
             consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
                     SharedKafka.bootstrapServers(), ConsumerConfig.GROUP_ID_CONFIG, "it-" + UUID.randomUUID(),
                     ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
@@ -213,7 +223,7 @@ class StreamsAppTest {
             return this;
         }
 
-        private static <T> T read(String json, Class<T> type) {
+        static <T> T read(String json, Class<T> type) {
             try {
                 return Json.MAPPER.readValue(json, type);
             } catch (java.io.IOException e) {

@@ -88,9 +88,14 @@ public final class SharedKafka {
     }
 
     public static void createTopics(String bootstrap, int partitions, String... topics) {
+        createTopics(bootstrap, partitions, Map.of(), topics);
+    }
+
+    /** {@link #createTopics(String, int, String...)} with topic settings ({@code retention.ms}, ...). */
+    public static void createTopics(String bootstrap, int partitions, Map<String, String> configs, String... topics) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            KafkaOffsets.createTopics(admin, Arrays.stream(topics).map(t -> new NewTopic(t, partitions, (short) 1))
-                    .toList());
+            KafkaOffsets.createTopics(admin, Arrays.stream(topics).map(t -> new NewTopic(t, partitions, (short) 1)
+                    .configs(configs)).toList());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -1,0 +1,170 @@
+package io.rdmamon.streams;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmamon.model.Alert;
+import io.rdmamon.model.Json;
+import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.NodePartitioner;
+import io.rdmamon.replay.InputKind;
+import io.rdmamon.replay.Replayer;
+import io.rdmamon.replay.StreamsReplay;
+import io.rdmamon.scenario.ScenarioCatalog;
+import io.rdmamon.scenario.ScenarioFiles;
+import io.rdmamon.scenario.ScenarioRecorder;
+import io.rdmamon.testing.SharedKafka;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A backlog as a bridge or a dump flushes it, on a real broker: the {@code hang} scenario's job records, then its
+ * samples one partition after another (each in time order), every record stamped with the time of sending (the
+ * producer's default), ten months after the times in the payloads; once in partition order and once in reverse, each
+ * to an app of its own. Both give the replay's windows and alert ({@code rdmamon replay}, in process): Kafka Streams
+ * knows the records by their own times ({@link EventTimeExtractor}), and the samples judged before the job's hold
+ * reached their partition (a whole partition's backlog goes by in less than a commit) are given to the job when it
+ * does ({@code NodeAssigner}).
+ *
+ * <p>The traffic keeps its recorded times (2026-01-01): only the records' timestamps are of now, so the broker's
+ * retention leaves them alone. The outputs carry event time: the test makes its output topics without retention.
+ */
+class BacklogOrderTest {
+    private static final int PARTITIONS = 4;
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    /**
+     * What an app (or the replay) made of the scenario: its alerts in order and the starts of its windows. Not their
+     * figures: a job's window waits only for the ports that have reported ({@code JobWindowProcessor}), so on a backlog
+     * read one partition after another, the nodes of the partition that reaches the job side later can miss the
+     * first windows (or their host figures can), depending on how the job side's input interleaves the nodes. That is
+     * the window's rule, not a timestamp's (issue 34's closing note).
+     */
+    private record Result(List<Alert> alerts, List<Long> windows) {
+        static Result of(List<Alert> alerts, List<JobBandwidth> windows) {
+            return new Result(List.copyOf(alerts), windows.stream().map(JobBandwidth::windowStart).sorted().toList());
+        }
+    }
+
+    @Test
+    void shouldGiveTheReplaysWindowsAndAlertsWhenABacklogComesPartitionAfterPartitionStampedWhenSent()
+            throws Exception {
+        ScenarioRecorder.Recording recording = ScenarioRecorder.record(ScenarioCatalog.get("hang", 1));
+        Result replay = replay(recording);
+        assertThat(replay.alerts()).extracting(Alert::type).containsExactly(Alert.STALLED_SYNC);
+
+        List<Integer> forward = IntStream.range(0, PARTITIONS).boxed().toList();
+        List<StreamsAppTest.Outputs> outputs = List.of(start("forward"), start("reverse"));
+        KafkaProducer<String, byte[]> producer = StreamsAppTest.producer();
+        open.add(producer);
+        for (StreamsAppTest.Outputs out : outputs) {
+            // the job's records, then straight away its samples: the job's hold crosses a repartition topic and a
+            // commit before it reaches the samples' partitions, and the first partition's samples are all read by then
+            recording.jobs().forEach(j -> producer.send(
+                    new ProducerRecord<>(out.topics.jobs(), j.uid(), Json.toBytes(j))));
+        }
+        for (int i = 0; i < PARTITIONS; i++) {
+            sendPartition(producer, outputs.get(0).topics, recording, forward.get(i));
+            sendPartition(producer, outputs.get(1).topics, recording, forward.get(PARTITIONS - 1 - i));
+        }
+        producer.flush();
+
+        for (int i = 0; i < outputs.size(); i++) {
+            StreamsAppTest.Outputs out = outputs.get(i);
+            String order = i == 0 ? "partition order" : "reverse partition order";
+            await().atMost(Duration.ofSeconds(90)).alias(order + ": the replay's windows")
+                    .until(() -> out.poll().bandwidth.size() >= replay.windows().size() && !out.alerts.isEmpty());
+        }
+        Thread.sleep(1_000); // anything written twice would show by now
+        for (int i = 0; i < outputs.size(); i++) {
+            StreamsAppTest.Outputs out = outputs.get(i).poll();
+            String order = i == 0 ? "partition order" : "reverse partition order";
+            Result result = Result.of(out.alerts, out.bandwidth);
+            assertThat(result.windows()).as(order + ": every window of the replay, each once")
+                    .isEqualTo(replay.windows());
+            assertThat(result.alerts()).extracting(a -> a.type() + " " + a.status() + " " + a.job()).as(order)
+                    .isEqualTo(replay.alerts().stream().map(a -> a.type() + " " + a.status() + " " + a.job())
+                            .toList());
+            assertThat(result.alerts().get(0).startsAt()).as(order + ": the hang's onset")
+                    .isCloseTo(replay.alerts().get(0).startsAt(), org.assertj.core.data.Offset.offset(1_000L));
+        }
+    }
+
+    private Result replay(ScenarioRecorder.Recording recording) throws IOException {
+        Path files = dir.resolve("scenario");
+        ScenarioFiles.write(recording, files);
+        StreamsAppConfig cfg = StreamsReplay.config(null, Map.of(), Map.of());
+        List<Alert> alerts = new ArrayList<>();
+        List<JobBandwidth> windows = new ArrayList<>();
+        StreamsReplay.replayer(cfg, Replayer.Order.ARRIVAL, new SimpleMeterRegistry()).run(List.of(
+                new Replayer.Input(InputKind.JOBS, files.resolve(ScenarioFiles.JOBS)),
+                new Replayer.Input(InputKind.PORT_SAMPLES, files.resolve(ScenarioFiles.SAMPLES)),
+                new Replayer.Input(InputKind.HOST_SAMPLES, files.resolve(ScenarioFiles.HOST_SAMPLES))), o -> {
+            if (o.topic().equals(cfg.topics().alerts())) {
+                alerts.add(StreamsAppTest.Outputs.read(o.value(), Alert.class));
+            } else if (o.topic().equals(cfg.topics().jobBandwidth())) {
+                windows.add(StreamsAppTest.Outputs.read(o.value(), JobBandwidth.class));
+            }
+        });
+        return Result.of(alerts, windows);
+    }
+
+    /** An app of its own, its output topics made first without retention: their records carry the traffic's time. */
+    private StreamsAppTest.Outputs start(String name) {
+        String suffix = name + "-" + UUID.randomUUID().toString().substring(0, 8);
+        Map<String, Object> settings = StreamsAppTest.settings(suffix, "rdmamon-backlog-" + suffix);
+        settings.put(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG, PARTITIONS);
+        settings.put(StreamsAppConfig.STATE_DIR_CONFIG, dir.resolve(suffix).toString());
+        StreamsAppConfig cfg = new StreamsAppConfig(settings);
+        SharedKafka.createTopics(SharedKafka.bootstrapServers(), PARTITIONS, Map.of("retention.ms", "-1"),
+                cfg.topics().alerts(), cfg.topics().jobBandwidth(), cfg.topics().linkHealth());
+        StreamsApp app = new StreamsApp(cfg, new SimpleMeterRegistry()).start();
+        open.add(app);
+        StreamsAppTest.Outputs out = new StreamsAppTest.Outputs(cfg.topics());
+        open.add(out);
+        await().atMost(Duration.ofSeconds(60)).until(() -> app.state() == KafkaStreams.State.RUNNING);
+        return out;
+    }
+
+    /**
+     * The partition's samples, both topics in time order (port samples first on equal times, as the replay has them),
+     * as a bridge flushes a node's buffer; no timestamp: the producer stamps the time of sending.
+     */
+    private static void sendPartition(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,
+                                      ScenarioRecorder.Recording recording, int partition) {
+        List<Map.Entry<Long, ProducerRecord<String, byte[]>>> records = new ArrayList<>();
+        recording.portSamples().stream().filter(s -> NodePartitioner.partition(s.key(), PARTITIONS) == partition)
+                .forEach(s -> records.add(Map.entry(s.ts(),
+                        new ProducerRecord<>(topics.portSamples(), s.key(), Json.toBytes(s)))));
+        recording.hostSamples().stream().filter(s -> NodePartitioner.partition(s.key(), PARTITIONS) == partition)
+                .forEach(s -> records.add(Map.entry(s.ts(),
+                        new ProducerRecord<>(topics.hostSamples(), s.key(), Json.toBytes(s)))));
+        records.sort(Map.Entry.comparingByKey());
+        records.forEach(r -> producer.send(r.getValue()));
+    }
+}
