@@ -45,7 +45,7 @@ public final class RecordRouter {
     private final int maxPointsPerBody;
     // one record's lines at a time: kept only once the whole record converted
     private final PointLines recordLines = new PointLines();
-    private final StringBuilder bodyText = new StringBuilder();
+    private final Utf8Buffer bodyText = new Utf8Buffer(1 << 16);
 
     public RecordRouter(SinkConfig config, SinkMetrics metrics) {
         this.metrics = metrics;
