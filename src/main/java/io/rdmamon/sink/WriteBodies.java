@@ -9,13 +9,12 @@ import java.util.List;
  */
 final class WriteBodies {
     private final int maxPoints;
-    private final List<WriteBody> bodies = new ArrayList<>();
     private final Utf8Buffer body;
+    private List<WriteBody> full = new ArrayList<>();
     private int inBody;
-    private int points;
 
     /**
-     * {@code body} is where each body is assembled before it is copied out: reused from batch to batch, it grows to
+     * {@code body} is where each body is assembled before it is copied out: reused from body to body, it grows to
      * a full body once instead of doubling its way up for every body (a third of the rendering's CPU otherwise).
      */
     WriteBodies(int maxPoints, Utf8Buffer body) {
@@ -32,27 +31,34 @@ final class WriteBodies {
             body.append(lines.bytes(), lines.end(line), lines.end(line + take));
             line += take;
             inBody += take;
-            points += take;
             if (inBody == maxPoints) {
                 flush();
             }
         }
     }
 
-    int points() {
-        return points;
+    /** Whether a body is started and not full yet. */
+    boolean partial() {
+        return inBody > 0;
     }
 
-    /** The bodies, the last one possibly short; none when no point was added. */
+    /** The bodies filled since the last call. */
+    List<WriteBody> takeFull() {
+        List<WriteBody> taken = full;
+        full = new ArrayList<>();
+        return taken;
+    }
+
+    /** The bodies filled since the last call and the one started, short; none when no point was added. */
     List<WriteBody> finish() {
         if (inBody > 0) {
             flush();
         }
-        return bodies;
+        return takeFull();
     }
 
     private void flush() {
-        bodies.add(new WriteBody(body.copy(0, body.length()), inBody));
+        full.add(new WriteBody(body.copy(0, body.length()), inBody));
         body.truncate(0);
         inBody = 0;
     }
