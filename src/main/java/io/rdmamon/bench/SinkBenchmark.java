@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxSettings;
 import io.rdmamon.influx.InfluxdProcess;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.sink.InfluxWriter;
@@ -60,9 +61,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>sink write path: JSON records decoded, rendered and written as the sink does (its {@link RecordRouter} and
  *   {@link WritePipeline}), without Kafka;</li>
  *   <li>sink end to end: the records on a Kafka topic (in-process broker, written in one transaction, as the stream
- *   app writes), {@code rdmamon sink} in a JVM of its own consuming, writing and committing: warmed up on 20,000 other
- *   points as the other two paths are, then timed from the transaction's commit until the group has committed every
- *   offset, with the sink process's CPU per point over that time.</li>
+ *   app writes), {@code rdmamon sink} in a JVM of its own consuming, writing and committing: warmed up on as many
+ *   other points as it is timed on (the write path's router has rendered all of them for plain HTTP first), then
+ *   timed from the transaction's commit until the group has committed every offset, with the sink process's CPU per
+ *   point over that time.</li>
  * </ol>
  * {@code --instances N} adds scale-out: the topic gets N partitions, N sink processes share it in one consumer group,
  * and their aggregate rate is set against one sink process on the same topic and against plain HTTP with N requests
@@ -109,6 +111,9 @@ public final class SinkBenchmark implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** The private influxd, whose CPU per point is printed beside each rate; null with {@code --influx-url}. */
+    private InfluxdProcess influxd;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new SinkBenchmark()).execute(args));
     }
@@ -119,9 +124,9 @@ public final class SinkBenchmark implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--instances and --concurrency must be >= 1");
         }
         PrintWriter out = spec.commandLine().getOut();
-        InfluxdProcess own = influxUrl == null ? InfluxdProcess.startInTempDir(false) : null;
+        influxd = influxUrl == null ? InfluxdProcess.startInTempDir(false) : null;
         try {
-            String url = own == null ? influxUrl : own.url();
+            String url = influxd == null ? influxUrl : influxd.url();
             List<byte[]> records = records(points);
             out.printf("sink benchmark: %,d port samples (1 point each), batches of %,d points, InfluxDB %s%n",
                     points, batch, url);
@@ -129,16 +134,21 @@ public final class SinkBenchmark implements Callable<Integer> {
             plainHttp(url, "bench_warmup_http", bodies(url, warmUp), 1);
             writePath(url, "bench_warmup_sink", warmUp);
 
-            double http = plainHttp(url, "bench_http", bodies(url, records), 1);
+            List<WriteBody> bodies = bodies(url, records);
+            InfluxdLoad before = influxdLoad(url);
+            double http = plainHttp(url, "bench_http", bodies, 1);
+            String httpLoad = influxdLoad(url).since(before, records.size());
+            before = influxdLoad(url);
             double write = writePath(url, "bench_write", records);
-            out.printf("  plain HTTP POST (line protocol pre-rendered)       %,12.0f points/s%n", http);
-            out.printf("  sink write path (JSON -> line protocol -> write)   %,12.0f points/s  (%.2f of plain HTTP)%n",
-                    write, write / http);
+            String writeLoad = influxdLoad(url).since(before, records.size());
+            out.printf("  plain HTTP POST (line protocol pre-rendered)       %,12.0f points/s%s%n", http, httpLoad);
+            out.printf("  sink write path (JSON -> line protocol -> write)   %,12.0f points/s  (%.2f of plain HTTP)%s%n",
+                    write, write / http, writeLoad);
             if (!noKafka) {
                 EndToEnd one = endToEnd(url, "bench_sink", records, 1, 1);
                 out.printf("  sink end to end (Kafka -> sink process -> InfluxDB, commit) %,12.0f points/s  (%.2f of "
-                        + "plain HTTP); sink process %.1f CPU µs per point%n", one.pointsPerSecond(),
-                        one.pointsPerSecond() / http, one.cpuMicrosPerPoint());
+                        + "plain HTTP); sink process %.1f CPU µs per point%s%n", one.pointsPerSecond(),
+                        one.pointsPerSecond() / http, one.cpuMicrosPerPoint(), one.influxdLoad());
                 if (instances > 1) {
                     scaleOut(out, url, records);
                 }
@@ -146,8 +156,8 @@ public final class SinkBenchmark implements Callable<Integer> {
             out.flush();
             return 0;
         } finally {
-            if (own != null) {
-                own.close();
+            if (influxd != null) {
+                influxd.close();
             }
         }
     }
@@ -267,7 +277,32 @@ public final class SinkBenchmark implements Callable<Integer> {
         }
     }
 
-    private record EndToEnd(double pointsPerSecond, double cpuMicrosPerPoint) {
+    private record EndToEnd(double pointsPerSecond, double cpuMicrosPerPoint, String influxdLoad) {
+    }
+
+    /**
+     * What InfluxDB has served so far: write requests (its {@code /debug/vars}), and the CPU seconds of the private
+     * influxd (NaN for one given by URL). Printed beside each rate, per path: the paths must send the same requests,
+     * and on a machine of few cores each shares the CPU with InfluxDB, whose CPU per point says what is left for it.
+     */
+    private record InfluxdLoad(long writeRequests, double cpuSeconds) {
+        String since(InfluxdLoad before, int points) {
+            String cpu = Double.isNaN(cpuSeconds) ? "" : String.format("; influxd %.1f CPU µs per point",
+                    (cpuSeconds - before.cpuSeconds) * 1e6 / points);
+            return String.format("; %,d write requests%s", writeRequests - before.writeRequests, cpu);
+        }
+    }
+
+    private InfluxdLoad influxdLoad(String url) throws Exception {
+        HttpResponse<byte[]> vars = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url
+                + "/debug/vars")).build(), HttpResponse.BodyHandlers.ofByteArray());
+        long requests = 0;
+        for (JsonNode module : Json.MAPPER.readTree(vars.body())) {
+            if ("httpd".equals(module.path("name").asText())) {
+                requests += module.path("values").path("writeReq").asLong();
+            }
+        }
+        return new InfluxdLoad(requests, influxd == null ? Double.NaN : ChildJvm.cpuSeconds(influxd.pid()));
     }
 
     /**
@@ -303,16 +338,21 @@ public final class SinkBenchmark implements Callable<Integer> {
                             ChildJvm.splitOptions(sinkJvm)));
                 }
                 awaitAssigned(admin, "bench-sink", topic, sinks, children);
-                // warmed up as the other two paths are: 20,000 other points (an hour earlier) written first
+                // warmed up as the write path is (its router has rendered every body for plain HTTP before it is
+                // timed): as many other points (an hour earlier) written first, so that the process is timed with
+                // its hot code compiled, as a sink that has been running is; after 20,000 the compiler threads
+                // still took a third of its CPU while it was timed
                 long warmUpBase = Instant.now().minusSeconds(records.size() / 400 + 7_200).toEpochMilli();
-                produceInOneTransaction(broker.bootstrapServers(), topic, records(WARM_UP, warmUpBase));
+                produceInOneTransaction(broker.bootstrapServers(), topic, records(records.size(), warmUpBase));
                 awaitCommitted(admin, "bench-sink", topic, endOffset(admin, topic), children);
                 double cpuBefore = cpuSeconds(children);
+                InfluxdLoad influxdBefore = influxdLoad(url);
                 long start = produceInOneTransaction(broker.bootstrapServers(), topic, records);
                 awaitCommitted(admin, "bench-sink", topic, endOffset(admin, topic), children);
                 double seconds = seconds(start);
                 double cpu = cpuSeconds(children) - cpuBefore;
-                return new EndToEnd(records.size() / seconds, cpu * 1e6 / records.size());
+                return new EndToEnd(records.size() / seconds, cpu * 1e6 / records.size(),
+                        influxdLoad(url).since(influxdBefore, records.size()));
             } finally {
                 for (ChildJvm child : children) {
                     child.close();

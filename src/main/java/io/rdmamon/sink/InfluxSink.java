@@ -29,15 +29,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code rdmamon sink}: consumes port samples, host-interface samples, job bandwidth, link health and alerts and
  * writes them to InfluxDB as points of the {@link io.rdmamon.influx.Schema}.
  *
- * <p>Pipelined: this thread polls and converts (each poll one batch, its line protocol rendered into write requests
- * of at most {@code influx.batch.max.points}) while a {@link WritePipeline} writes the batches before it, up to
- * {@code influx.write.concurrency} at once; offsets are committed asynchronously as batches finish, in order.
+ * <p>Pipelined: this thread polls and converts (line protocol rendered into write requests of
+ * {@code influx.batch.max.points}, across polls: each full request body is one batch; a body not full is held while a
+ * write is in flight, and written short as soon as a writer is free) while a {@link WritePipeline} writes the batches
+ * before it, up to {@code influx.write.concurrency} at once; offsets are committed asynchronously as batches finish,
+ * in order, never past a record held.
  *
  * <p>At least once, nothing lost: a batch's offsets are committed only once its points are written and its unreadable
  * records are on the dead-letter topic, and never past a batch still being written. While InfluxDB (or the
  * dead-letter topic) fails, the writer keeps the batch and retries with exponential backoff; the pipeline fills and
  * this thread pauses every partition, still polling so it stays in its consumer group: memory holds at most
- * concurrency + 1 polls, and a replay after a crash rewrites the same points (same measurement, tags and time), which
+ * concurrency + 1 batches and a poll, and a replay after a crash rewrites the same points (same measurement, tags and time), which
  * InfluxDB overwrites.
  */
 public final class InfluxSink implements Runnable, AutoCloseable {
@@ -88,6 +90,11 @@ public final class InfluxSink implements Runnable, AutoCloseable {
             consumer.subscribe(config.inputTopics(), new PauseNewPartitionsWhileRetrying());
             while (!closing) {
                 commitWritten();
+                if (router.holding() && pipeline.writerFree()) {
+                    // a writer would wait for the body to fill: it is written short now (in a backlog the next
+                    // fetch usually fills it while the write before is in flight)
+                    pipeline.submit(router.flushHeld());
+                }
                 if (pipeline.full()) {
                     waitForWrites();
                     continue;
@@ -97,9 +104,8 @@ public final class InfluxSink implements Runnable, AutoCloseable {
                 }
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(pipeline.idle() ? POLL_TIMEOUT
                         : POLL_WHILE_WRITING);
-                if (!records.isEmpty()) {
-                    pipeline.submit(router.route(records));
-                } else if (pipeline.idle()) {
+                router.append(records).forEach(pipeline::submit);
+                if (records.isEmpty() && pipeline.idle() && !router.holding()) {
                     commitMarkersReadSince();
                 }
             }
@@ -178,7 +184,7 @@ public final class InfluxSink implements Runnable, AutoCloseable {
     private void commitWritten() {
         List<RecordRouter.Batch> done = pipeline.takeDone();
         if (!done.isEmpty()) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = writtenOffsets(done);
+            Map<TopicPartition, OffsetAndMetadata> offsets = writtenOffsets(done, true);
             if (!offsets.isEmpty()) {
                 consumer.commitAsync(offsets, this::committedAsync);
             }
@@ -187,9 +193,11 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
     /**
      * The offsets to commit after {@code done}, the oldest batches handed back by the pipeline: for each partition,
-     * the last batch's next offset, for partitions still assigned.
+     * the last batch's next offset, for partitions still assigned; past a transaction marker read since where nothing
+     * of the partition is still held or being written ({@code pastMarkers}).
      */
-    private Map<TopicPartition, OffsetAndMetadata> writtenOffsets(List<RecordRouter.Batch> done) {
+    private Map<TopicPartition, OffsetAndMetadata> writtenOffsets(List<RecordRouter.Batch> done,
+                                                                  boolean pastMarkers) {
         Map<TopicPartition, OffsetAndMetadata> owned = new HashMap<>();
         done.forEach(batch -> owned.putAll(batch.offsets()));
         Set<TopicPartition> assigned = consumer.assignment();
@@ -198,8 +206,10 @@ public final class InfluxSink implements Runnable, AutoCloseable {
         // past that marker once it has been read; committing it instead of last offset + 1 lets consumer-lag tools
         // show 0, not 1, for a sink that has written everything. Only where no later batch of the partition is still
         // being written (then everything before the position is written), and never behind the batch (max).
-        owned.replaceAll((partition, written) -> pipeline.writing(partition) ? written
-                : new OffsetAndMetadata(Math.max(written.offset(), consumer.position(partition))));
+        if (pastMarkers) {
+            owned.replaceAll((partition, written) -> pipeline.writing(partition) || router.holds(partition) ? written
+                    : new OffsetAndMetadata(Math.max(written.offset(), consumer.position(partition))));
+        }
         return owned;
     }
 
@@ -248,7 +258,9 @@ public final class InfluxSink implements Runnable, AutoCloseable {
         }
         for (int attempt = 1; attempt <= 2; attempt++) {
             try {
-                commitSync(writtenOffsets(done));
+                // the pipeline has dropped the batches not written: whether a partition has one is unknown now, so
+                // exactly what is written, not the position
+                commitSync(writtenOffsets(done, false));
                 return;
             } catch (WakeupException e) {
                 // close() woke the consumer outside a poll: the wake-up is spent, the second attempt runs
@@ -281,10 +293,15 @@ public final class InfluxSink implements Runnable, AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // what is written is committed now; batches still being written are the next owner's to write again
+            // what is written is committed now; batches still being written, and what is held, are the next owner's
+            // to write again (held records are written all the same, into the pipeline like any batch: they may
+            // belong to partitions this consumer keeps)
+            if (router.holding()) {
+                pipeline.submit(router.flushHeld());
+            }
             List<RecordRouter.Batch> done = pipeline.takeDone();
             if (!done.isEmpty()) {
-                commitSync(writtenOffsets(done));
+                commitSync(writtenOffsets(done, true));
             }
             pipeline.forget(partitions);
             committed.forget(partitions);

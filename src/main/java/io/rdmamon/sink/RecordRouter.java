@@ -42,14 +42,18 @@ public final class RecordRouter {
     private final Map<String, PointConverter<?>> byTopic = new HashMap<>();
     private final Map<String, RecordParser<?>> parsers = new HashMap<>();
     private final SinkMetrics metrics;
-    private final int maxPointsPerBody;
     // one record's lines at a time: kept only once the whole record converted
     private final PointLines recordLines = new PointLines();
-    private final StringBuilder bodyText = new StringBuilder();
+    // The bodies being filled, across polls, and what the records routed since the last batch owe before their
+    // offsets may be committed: their dead letters, and the write of the body started (every record counted here is
+    // complete: its points are in the bodies, or it is a dead letter)
+    private final WriteBodies bodies;
+    private List<DeadLetters.Letter> heldLetters = new ArrayList<>();
+    private Map<TopicPartition, OffsetAndMetadata> heldOffsets = new HashMap<>();
 
     public RecordRouter(SinkConfig config, SinkMetrics metrics) {
         this.metrics = metrics;
-        this.maxPointsPerBody = config.batchMaxPoints();
+        this.bodies = new WriteBodies(config.batchMaxPoints(), new Utf8Buffer(1 << 16));
         ContractLimits limits = config.contractLimits();
         parsers.put(config.portSamplesTopic(), RecordParser.PORT_SAMPLE.withLimits(limits));
         parsers.put(config.hostSamplesTopic(), RecordParser.HOST_SAMPLE.withLimits(limits));
@@ -60,11 +64,36 @@ public final class RecordRouter {
         byTopic.put(config.alertsTopic(), new AlertPoints());
     }
 
-    /** Call from one thread at a time. */
+    /**
+     * One poll, one batch: all of its records' bodies, the last one possibly short. For the tools that render polls
+     * on their own ({@code bench sink}); call with nothing {@link #holding held}, from one thread at a time.
+     */
     public Batch route(ConsumerRecords<byte[], byte[]> records) {
-        WriteBodies bodies = new WriteBodies(maxPointsPerBody, bodyText);
+        List<Batch> parts = new ArrayList<>(append(records));
+        if (holding()) {
+            parts.add(flushHeld());
+        }
+        List<WriteBody> allBodies = new ArrayList<>();
         List<DeadLetters.Letter> deadLetters = new ArrayList<>();
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (Batch part : parts) {
+            allBodies.addAll(part.bodies());
+            deadLetters.addAll(part.deadLetters());
+            offsets.putAll(part.offsets());
+        }
+        return new Batch(allBodies, deadLetters, offsets);
+    }
+
+    /**
+     * Renders {@code records} into the bodies being filled, and returns a batch each time a body is full: the full
+     * bodies, the dead letters of the records since the last batch, and the offsets of the records whose points are
+     * all in those bodies or before them. What remains is {@link #holding held} until more records fill the body or
+     * {@link #flushHeld} hands it out short: so that a backlog is written in bodies of {@code influx.batch.max.points}
+     * however the polls cut it (4 MiB fetches of port samples come as polls of 5,000, 5,000 and ~1,900 records).
+     * Call from one thread at a time.
+     */
+    public List<Batch> append(ConsumerRecords<byte[], byte[]> records) {
+        List<Batch> batches = new ArrayList<>();
         for (TopicPartition partition : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> inPartition = records.records(partition);
             metrics.records(partition.topic(), inPartition.size());
@@ -78,13 +107,51 @@ public final class RecordRouter {
                     log.warn("unreadable record {}-{}@{} goes to the dead-letter topic: {}; value: {}",
                             record.topic(), record.partition(), record.offset(), reason, excerpt(record.value()));
                     metrics.deadLettered(record.topic(), code(e));
-                    deadLetters.add(new DeadLetters.Letter(record, reason));
+                    heldLetters.add(new DeadLetters.Letter(record, reason));
+                }
+                OffsetAndMetadata next = new OffsetAndMetadata(record.offset() + 1);
+                List<WriteBody> full = bodies.takeFull();
+                if (full.isEmpty()) {
+                    heldOffsets.put(partition, next);
+                    continue;
+                }
+                // a body filled up: the record is in the batch only if its last point closed the body
+                boolean inFull = !bodies.partial();
+                if (inFull) {
+                    heldOffsets.put(partition, next);
+                }
+                batches.add(cut(full));
+                if (!inFull) {
+                    heldOffsets.put(partition, next);
                 }
             }
-            long next = inPartition.get(inPartition.size() - 1).offset() + 1;
-            offsets.put(partition, new OffsetAndMetadata(next));
         }
-        return new Batch(bodies.finish(), deadLetters, offsets);
+        return batches;
+    }
+
+    /** Whether records are routed that no batch has been returned for yet. */
+    public boolean holding() {
+        return !heldOffsets.isEmpty();
+    }
+
+    /** Whether a record of {@code partition} is held: the consumer's position is past points not yet written. */
+    boolean holds(TopicPartition partition) {
+        return heldOffsets.containsKey(partition);
+    }
+
+    /** The held records as a batch: the body started, short, with their dead letters and offsets. */
+    public Batch flushHeld() {
+        if (!holding()) {
+            throw new IllegalStateException("nothing held");
+        }
+        return cut(bodies.finish());
+    }
+
+    private Batch cut(List<WriteBody> full) {
+        Batch batch = new Batch(full, heldLetters, heldOffsets);
+        heldLetters = new ArrayList<>();
+        heldOffsets = new HashMap<>();
+        return batch;
     }
 
     private void render(ConsumerRecord<byte[], byte[]> record, PointLines lines) throws IOException {

@@ -106,14 +106,14 @@ final class SchemaPoint {
         if (fields == 0) {
             return false;
         }
-        StringBuilder line = points.text();
-        escapeKey(line, spec.name());
+        Utf8Buffer line = points.bytes();
+        appendEscaped(line, spec.name(), true);
         for (int i = 0; i < tags; i++) {
-            escapeKey(line.append(','), tagKeys[i]);
-            escapeKey(line.append('='), tagValues[i]);
+            appendEscaped(line.append(','), tagKeys[i], true);
+            appendEscaped(line.append('='), tagValues[i], true);
         }
         for (int i = 0; i < fields; i++) {
-            escapeKey(line.append(i == 0 ? ' ' : ','), fieldKeys[i]);
+            appendEscaped(line.append(i == 0 ? ' ' : ','), fieldKeys[i], true);
             appendValue(line.append('='), fieldValues[i]);
         }
         line.append(' ').append(timeMs);
@@ -121,23 +121,16 @@ final class SchemaPoint {
         return true;
     }
 
-    private static void appendValue(StringBuilder line, Object value) {
+    private static void appendValue(Utf8Buffer line, Object value) {
         if (value instanceof Double number) {
             appendFloat(line, number);
         } else if (value instanceof Long number) {
             line.append(number.longValue()).append('i');
         } else if (value instanceof String text) {
-            line.append('"');
-            for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                if (c == '"' || c == '\\') {
-                    line.append('\\');
-                }
-                line.append(c);
-            }
+            appendEscaped(line.append('"'), text, false);
             line.append('"');
         } else {
-            line.append(((Boolean) value).booleanValue());
+            line.append(((Boolean) value).toString());
         }
     }
 
@@ -146,7 +139,7 @@ final class SchemaPoint {
      * as the same double: what influxdb-java's {@code DecimalFormat} (1 to 340 fraction digits, no grouping) prints,
      * at a fraction of the cost.
      */
-    static void appendFloat(StringBuilder line, double value) {
+    static void appendFloat(Utf8Buffer line, double value) {
         if (value == Math.rint(value) && Math.abs(value) < 1e15) {
             if (value == 0 && Double.doubleToRawLongBits(value) != 0) {
                 line.append('-');
@@ -162,14 +155,39 @@ final class SchemaPoint {
         }
     }
 
-    private static void escapeKey(StringBuilder line, String key) {
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (c == ' ' || c == ',' || c == '=') {
-                line.append('\\');
+    /**
+     * Appends {@code text} with a backslash before each special character: space, comma and equals sign in a
+     * {@code key} (measurement, tag keys and values, field keys), quote and backslash in a string field.
+     */
+    private static void appendEscaped(Utf8Buffer line, String text, boolean key) {
+        int n = text.length();
+        line.ensure(2 * n);
+        int start = line.length();
+        for (int i = 0; i < n; i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80) {
+                // rare: escaped as chars, then the whole encoded at once (a surrogate pair stays whole)
+                line.truncate(start);
+                StringBuilder escaped = new StringBuilder(n + 8);
+                for (int j = 0; j < n; j++) {
+                    char d = text.charAt(j);
+                    if (special(d, key)) {
+                        escaped.append('\\');
+                    }
+                    escaped.append(d);
+                }
+                line.append(escaped.toString());
+                return;
             }
-            line.append(c);
+            if (special(c, key)) {
+                line.put('\\');
+            }
+            line.put(c);
         }
+    }
+
+    private static boolean special(char c, boolean key) {
+        return key ? c == ' ' || c == ',' || c == '=' : c == '"' || c == '\\';
     }
 
     private void declared(String key, FieldType type) {

@@ -1,6 +1,5 @@
 package io.rdmamon.sink;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,52 +9,57 @@ import java.util.List;
  */
 final class WriteBodies {
     private final int maxPoints;
-    private final List<WriteBody> bodies = new ArrayList<>();
-    private final StringBuilder body;
+    private final Utf8Buffer body;
+    private List<WriteBody> full = new ArrayList<>();
     private int inBody;
-    private int points;
 
     /**
-     * {@code body} is where each body is assembled before it is copied out: reused from batch to batch, it grows to
+     * {@code body} is where each body is assembled before it is copied out: reused from body to body, it grows to
      * a full body once instead of doubling its way up for every body (a third of the rendering's CPU otherwise).
      */
-    WriteBodies(int maxPoints, StringBuilder body) {
+    WriteBodies(int maxPoints, Utf8Buffer body) {
         this.maxPoints = maxPoints;
         this.body = body;
-        body.setLength(0);
+        body.truncate(0);
     }
 
     /** Appends all lines of {@code lines}, starting a new body whenever one is full. */
     void add(PointLines lines) {
-        CharSequence text = lines.text();
         int line = 0;
         while (line < lines.count()) {
             int take = Math.min(lines.count() - line, maxPoints - inBody);
-            body.append(text, lines.end(line), lines.end(line + take));
+            body.append(lines.bytes(), lines.end(line), lines.end(line + take));
             line += take;
             inBody += take;
-            points += take;
             if (inBody == maxPoints) {
                 flush();
             }
         }
     }
 
-    int points() {
-        return points;
+    /** Whether a body is started and not full yet. */
+    boolean partial() {
+        return inBody > 0;
     }
 
-    /** The bodies, the last one possibly short; none when no point was added. */
+    /** The bodies filled since the last call. */
+    List<WriteBody> takeFull() {
+        List<WriteBody> taken = full;
+        full = new ArrayList<>();
+        return taken;
+    }
+
+    /** The bodies filled since the last call and the one started, short; none when no point was added. */
     List<WriteBody> finish() {
         if (inBody > 0) {
             flush();
         }
-        return bodies;
+        return takeFull();
     }
 
     private void flush() {
-        bodies.add(new WriteBody(body.toString().getBytes(StandardCharsets.UTF_8), inBody));
-        body.setLength(0);
+        full.add(new WriteBody(body.copy(0, body.length()), inBody));
+        body.truncate(0);
         inBody = 0;
     }
 }

@@ -31,8 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * full, {@link #full()} stays true and the consuming thread pauses consumption. Only {@link #close()} ends the retries;
  * batches not done then are not handed back, and their records are read again on the next start.
  *
- * <p>{@link #submit}, {@link #full}, {@link #idle}, {@link #takeDone} and {@link #forget} belong to the consuming
- * thread.
+ * <p>{@link #submit}, {@link #full}, {@link #writerFree}, {@link #idle}, {@link #takeDone} and {@link #forget} belong
+ * to the consuming thread.
  */
 public final class WritePipeline implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WritePipeline.class);
@@ -89,6 +89,11 @@ public final class WritePipeline implements AutoCloseable {
     /** Whether every writer is busy and a batch waits: poll no more until one is done. */
     public boolean full() {
         return pending.size() >= capacity;
+    }
+
+    /** Whether a writer has nothing to write: a batch submitted now would be written at once. */
+    public boolean writerFree() {
+        return pending.size() < capacity - 1;
     }
 
     /** Whether no batch is being written: everything submitted has been handed back. */
