@@ -132,6 +132,11 @@ public final class ContractChecks {
         return r;
     }
 
+    public static Rejection node(NodeRecord record, long recordTimestamp, ContractLimits limits) {
+        Rejection r = name("node", record.node());
+        return r != null ? r : time("at", record.at(), recordTimestamp, limits);
+    }
+
     public static Rejection podDevices(PodDeviceMap map, long recordTimestamp, ContractLimits limits) {
         Rejection r = name("node", map.node());
         if (r == null) {

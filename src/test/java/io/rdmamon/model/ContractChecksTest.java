@@ -191,6 +191,20 @@ class ContractChecksTest {
                 "'pods'");
     }
 
+    /** rdma.nodes (issue 38): jobs watch's Present/Deleted per node. */
+    @Test
+    void shouldCheckNodeRecords() {
+        Map<String, Object> deleted = new LinkedHashMap<>(Map.of("v", 1, "node", "cn-hangzhou.10.0.1.23",
+                "state", NodeRecord.DELETED, "at", KAFKA_TS));
+        assertThat(parse(RecordParser.NODE, deleted).value()).isEqualTo(
+                NodeRecord.deleted("cn-hangzhou.10.0.1.23", KAFKA_TS));
+        assertRejected(parse(RecordParser.NODE, with(deleted, "state", "Gone")), Rejection.UNKNOWN_VALUE,
+                "'Gone'", "Deleted, Present");
+        assertRejected(parse(RecordParser.NODE, with(deleted, "at", 1)), Rejection.IMPLAUSIBLE_TIME, "'at'");
+        assertRejected(parse(RecordParser.NODE, with(deleted, "node", "a/b")), Rejection.MALFORMED_NAME, "'node'");
+        assertRejected(parse(RecordParser.NODE, with(deleted, "v", 2)), Rejection.UNKNOWN_VERSION, "2");
+    }
+
     @Test
     void shouldCheckAlertTimesAndPort() {
         Alert ok = new Alert(1, "id", Alert.LINK_DOWN, Alert.RESOLVED, "critical", null, null, "n1", "mlx5_0", 1,

@@ -91,7 +91,8 @@ class AcsJobsWatcherTest {
             }
         }
         watcher = JobsWatcher.start(new JobsWatchConfig(Map.of("kafka.bootstrap.servers", bootstrap,
-                JobsWatchConfig.TOPIC_CONFIG, jobsTopic, JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic)),
+                JobsWatchConfig.TOPIC_CONFIG, jobsTopic, JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic,
+                JobsWatchConfig.NODES_TOPIC_CONFIG, SharedKafka.uniqueTopic("no-nodes"))),
                 client, new SimpleMeterRegistry());
 
         JobRecord rdma = jobs.awaitLatest(gu8, j -> state(JobRecord.RUNNING).test(j)
