@@ -122,6 +122,8 @@ public final class ContractChecks {
                 r = malformed("ranks[" + i + "].pod", rank.pod());
             } else if (rank.instanceType() != null && !isName(rank.instanceType())) {
                 r = malformed("ranks[" + i + "].instanceType", rank.instanceType());
+            } else if (rank.virtualNode() != null && !isName(rank.virtualNode())) {
+                r = malformed("ranks[" + i + "].virtualNode", rank.virtualNode());
             } else {
                 int bad = firstNonName(rank.devices());
                 if (bad >= 0) {

@@ -168,6 +168,12 @@ class ContractChecksTest {
                 "instanceType", "ecs.ebmgn7ex"))));
         assertThat(typed.ok()).isTrue();
         assertThat(typed.value().ranks().get(0).instanceType()).isEqualTo("ecs.ebmgn7ex");
+        // virtualNode likewise (issue 38)
+        assertRejected(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "ml.p-0",
+                "virtualNode", "virtual kubelet")))), Rejection.MALFORMED_NAME, "'ranks[0].virtualNode'");
+        assertThat(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "ml.p-0",
+                "virtualNode", "virtual-kubelet-cn-wulanchabu-c")))).value().ranks().get(0).virtualNode())
+                .isEqualTo("virtual-kubelet-cn-wulanchabu-c");
         var untyped = parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1"))));
         assertThat(untyped.value().ranks().get(0).instanceType()).isNull();
         assertThat(Json.toString(untyped.value().ranks().get(0))).isEqualTo(

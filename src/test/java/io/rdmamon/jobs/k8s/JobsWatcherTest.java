@@ -222,6 +222,9 @@ class JobsWatcherTest {
                 tuple("node-a", "ecs.ebmgn7ex"), tuple("node-b", "ecs.ebmgn7ex"), tuple("node-c", null));
         // left out of the JSON when unknown, so records of nodes without the label read as before
         assertThat(Json.toString(first.ranks().get(2))).doesNotContain("instanceType");
+        // only ranks monitored in their pod (ACS) carry a virtual node
+        assertThat(first.ranks()).allSatisfy(r -> assertThat(r.virtualNode()).isNull());
+        assertThat(Json.toString(first.ranks().get(0))).doesNotContain("virtualNode");
         assertThat(Json.toString(first.ranks().get(0))).contains("\"instanceType\":\"ecs.ebmgn7ex\"");
 
         applyNode("node-c", "ecs.gn7i-c32g1.32xlarge");
