@@ -3,7 +3,7 @@
 #   BOOTSTRAP    broker list (default kafka:9092)
 #   PARTITIONS   partitions per topic (default 6): bounds the stream app's parallelism (instances x threads)
 #   REPLICATION  replication factor (default 1 here; 3 on a real cluster)
-# rdma.jobs and rdma.pod-devices are tables keyed by job uid / node: compacted, never deleted by time.
+# rdma.jobs, rdma.pod-devices and rdma.nodes are tables keyed by job uid / node: compacted, never deleted by time.
 set -eu
 BOOTSTRAP="${BOOTSTRAP:-kafka:9092}"
 PARTITIONS="${PARTITIONS:-6}"
@@ -19,6 +19,7 @@ create rdma.port-samples cleanup.policy=delete
 create rdma.host-samples cleanup.policy=delete
 create rdma.jobs cleanup.policy=compact
 create rdma.pod-devices cleanup.policy=compact
+create rdma.nodes cleanup.policy=compact
 create rdma.job-bandwidth cleanup.policy=delete
 create rdma.link-health cleanup.policy=delete
 create rdma.alerts cleanup.policy=delete

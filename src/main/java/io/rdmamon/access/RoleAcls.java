@@ -34,12 +34,16 @@ public final class RoleAcls {
 
     /**
      * Reads its own records back at start (by assignment: no group) and the pod devices the collectors publish
-     * ({@code podDevices} null: not read).
+     * ({@code podDevices} null: not read); likewise the node records ({@code nodes} null: not published).
      */
-    public static List<RoleAcl> jobsWatch(String jobs, String podDevices) {
+    public static List<RoleAcl> jobsWatch(String jobs, String podDevices, String nodes) {
         List<RoleAcl> acls = new ArrayList<>(List.of(RoleAcl.topic(READ, jobs), RoleAcl.topic(WRITE, jobs)));
         if (podDevices != null) {
             acls.add(RoleAcl.topic(READ, podDevices));
+        }
+        if (nodes != null) {
+            acls.add(RoleAcl.topic(READ, nodes));
+            acls.add(RoleAcl.topic(WRITE, nodes));
         }
         return List.copyOf(acls);
     }
@@ -77,9 +81,9 @@ public final class RoleAcls {
         Map<String, List<RoleAcl>> roles = new LinkedHashMap<>();
         roles.put("collector", collector(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.POD_DEVICES));
         roles.put("jobs-publish", jobsPublish(Topics.JOBS));
-        roles.put("jobs-watch", jobsWatch(Topics.JOBS, Topics.POD_DEVICES));
+        roles.put("jobs-watch", jobsWatch(Topics.JOBS, Topics.POD_DEVICES, Topics.NODES));
         roles.put("streams", streams("rdmamon-streams", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES,
-                Topics.JOBS), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER)));
+                Topics.JOBS, Topics.NODES), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER)));
         roles.put("sink", sink("rdmamon-sink", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.JOB_BANDWIDTH,
                 Topics.LINK_HEALTH, Topics.ALERTS), Topics.DEAD_LETTER));
         roles.put("alerts", alerts("rdmamon-alerts", Topics.ALERTS, Topics.DEAD_LETTER));

@@ -51,7 +51,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code rdmamon demo}: the whole pipeline in one process on a simulated cluster — an in-process KRaft broker, eight
- * simulated GPU nodes whose sysfs trees are read by eight real collectors (and a simulated eadm on the eRDMA nodes), the
+ * simulated GPU nodes whose sysfs trees are read by eight real collectors (and a simulated eadm on the eRDMA nodes),
+ * four ACS serverless GPU pods each read by a real collector in pod mode, the
  * job records, the stream app, the InfluxDB sink when an InfluxDB answers, and a live terminal view read back from
  * the topics.
  */
@@ -139,10 +140,12 @@ public final class DemoCommand implements Callable<Integer> {
             }
 
             PrintWriter out = spec.commandLine().getOut();
-            String title = String.format("rdmamon demo: 8 simulated GPU nodes (4 RoCE mlx5, 4 eRDMA), broker %s. "
-                            + "gpu-node-2/mlx5_0 degrades at +%ds, %s hangs at +%ds, %s trains over TCP. Ctrl-C stops.",
-                    bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB, hangAt.toSeconds(),
-                    SimulatedCluster.FALLBACK_JOB);
+            String title = String.format("rdmamon demo: 8 simulated GPU nodes (4 RoCE mlx5, 4 eRDMA) and 4 ACS pods "
+                            + "(%s/%s: P16EN, sockets intended; %s/%s: GU8TF, RDMA), broker %s. gpu-node-2/mlx5_0 "
+                            + "degrades at +%ds, %s hangs at +%ds, %s trains over TCP. Ctrl-C stops.",
+                    SimulatedCluster.ACS_NAMESPACE, SimulatedCluster.ACS_SOCKET_JOB, SimulatedCluster.ACS_NAMESPACE,
+                    SimulatedCluster.ACS_RDMA_JOB, bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB,
+                    hangAt.toSeconds(), SimulatedCluster.FALLBACK_JOB);
             LiveView view = new LiveView(bootstrap, out, !plain && System.console() != null, title);
             open.add(0, view);
             Thread viewThread = new Thread(view, "demo-view");
@@ -176,9 +179,17 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static Collector startCollector(SimulatedCluster.Node node, String bootstrap, Path eadmScript, Path dir) {
         Map<String, Object> settings = new HashMap<>();
-        settings.put(CollectorConfig.NODE_CONFIG, node.name());
+        Map<String, String> env = Map.of();
+        if (node.pod() == null) {
+            settings.put(CollectorConfig.NODE_CONFIG, node.name());
+            settings.put(CollectorConfig.HOST_INTERFACES_CONFIG, SimulatedCluster.HOST_IFACE);
+        } else {
+            // as the sidecar of deploy/acs runs: its name from the downward API, eth0 and hpn0 sampled by default
+            settings.put(CollectorConfig.MODE_CONFIG, CollectorConfig.MODE_POD);
+            env = Map.of("POD_NAMESPACE", SimulatedCluster.ACS_NAMESPACE, "POD_NAME", node.pod(),
+                    "NODE_NAME", SimulatedCluster.ACS_VIRTUAL_NODE);
+        }
         settings.put(CollectorConfig.SYSFS_ROOT_CONFIG, node.sysfsRoot().toString());
-        settings.put(CollectorConfig.HOST_INTERFACES_CONFIG, SimulatedCluster.HOST_IFACE);
         settings.put(CollectorConfig.METRICS_PORT_CONFIG, -1);
         settings.put("eadm.enabled", Boolean.toString(node.erdma()));
         settings.put("eadm.command", EadmSimScript.command(eadmScript, node.sysfsRoot()));
@@ -187,7 +198,7 @@ public final class DemoCommand implements Callable<Integer> {
         settings.put("kafka.client.id", "rdmamon-collector-" + node.name());
         CollectorConfig config = new CollectorConfig(settings);
         MetricsEndpoint metrics = new MetricsEndpoint();
-        Collector collector = CollectorCommand.build(config, Map.of(), metrics,
+        Collector collector = CollectorCommand.build(config, env, metrics,
                 new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry()));
         collector.start(config.intervalMs());
         return collector;
@@ -224,7 +235,9 @@ public final class DemoCommand implements Callable<Integer> {
                     Topics.ALERTS, Topics.DEAD_LETTER)) {
                 topics.add(new NewTopic(t, 4, (short) 1));
             }
-            topics.add(new NewTopic(Topics.JOBS, 4, (short) 1).configs(Map.of("cleanup.policy", "compact")));
+            for (String table : List.of(Topics.JOBS, Topics.NODES)) {
+                topics.add(new NewTopic(table, 4, (short) 1).configs(Map.of("cleanup.policy", "compact")));
+            }
             KafkaOffsets.createTopics(admin, topics);
         }
     }

@@ -109,10 +109,13 @@ public final class LiveView implements Runnable, AutoCloseable {
             sb.append("\033[H\033[2J");
         }
         sb.append(title).append("   records seen: ").append(recordsSeen).append('\n').append('\n');
-        sb.append(String.format("%-10s %-12s %-6s %-8s %9s %9s  %-12s %s%n",
+        // as wide as the longest node name: an ACS pod's collector is named <namespace>.<pod>
+        int width = Math.max(10, ports.values().stream().mapToInt(s -> s.node().length()).max().orElse(0));
+        String row = "%-" + width + "s %-12s %-6s %-8s %9s %9s  %-12s %s%n";
+        sb.append(String.format(row,
                 "NODE", "DEVICE/PORT", "SOURCE", "STATE", "TX Gb/s", "RX Gb/s", "UTILISATION", "ERRORS"));
         for (PortSample s : ports.values()) {
-            sb.append(String.format("%-10s %-12s %-6s %-8s %9s %9s  %-12s %s%n",
+            sb.append(String.format(row,
                     s.node(), s.device() + "/" + s.port(), s.source(), s.state() == null ? "?" : s.state(),
                     gbits(s.txBytesPerSec()), gbits(s.rxBytesPerSec()), bar(s), s.errors().isEmpty() ? "" : s.errors()));
         }

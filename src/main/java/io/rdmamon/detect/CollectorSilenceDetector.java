@@ -49,6 +49,11 @@ import java.util.Set;
  * every pass: at one pass a second that was one changelog record per node and commit (a third of the live app's
  * changelog writes at 1,000 nodes). The price: after a restart, a node that never sends again is reported silent since
  * up to half a threshold before its real last sample.
+ *
+ * <p>A node that left is not silent: an in-pod collector (ACS) that stopped with its pod's job ({@link NodeJobs}), or
+ * a node whose Node object was deleted ({@link NodeDepartures}: autoscaler scale-in, a reclaimed spot instance) and on
+ * which no job runs. Its state is dropped and an open incident resolved. A deleted node on which a job still runs is
+ * reported, naming the job, until the job lets it go.
  */
 public final class CollectorSilenceDetector implements Processor<String, AssignedInput, String, Alert> {
     private static final Logger log = LoggerFactory.getLogger(CollectorSilenceDetector.class);
@@ -61,6 +66,11 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     private final long catchUpMaxMs;
     private final Counter skippedChecks;
     private final Counter departed;
+    private final Counter departedNodes;
+    private final Counter invalidNodes;
+    /** The global table of the nodes topic; null when none is configured. */
+    private final String nodesStore;
+    private NodeDepartures departures;
     /** The job join's assignment history (read only): which jobs held a node then and now ({@link NodeJobs}). */
     private NodeJobs jobs;
     /** What this task knows of each node's collector; in memory (see {@link NodeLife}). */
@@ -112,8 +122,12 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
     }
 
     private CollectorSilenceDetector(DetectorConfig cfg, Duration interval, AlertOutput output,
-                                     Counter skippedChecks, Counter departed) {
+                                     Counter skippedChecks, Counter departed, Counter departedNodes,
+                                     Counter invalidNodes, String nodesStore) {
         this.departed = departed;
+        this.departedNodes = departedNodes;
+        this.invalidNodes = invalidNodes;
+        this.nodesStore = nodesStore;
         this.silentAfterMs = cfg.collectorSilentAfterMs();
         this.catchUpMaxMs = cfg.collectorCatchUpMaxMs();
         this.skippedChecks = skippedChecks;
@@ -122,10 +136,14 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         this.output = output;
     }
 
+    /**
+     * @param nodesStore the global store of the nodes topic ({@link NodeDepartures}); null when there is none
+     */
     public static ProcessorSupplier<String, AssignedInput, String, Alert> supplier(DetectorConfig cfg,
                                                                                    Duration punctuateInterval,
                                                                                    MeterRegistry registry,
-                                                                                   StoreType storeType) {
+                                                                                   StoreType storeType,
+                                                                                   String nodesStore) {
         AlertOutput output = new AlertOutput(registry);
         Counter skipped = Counter.builder("rdmamon.streams.collector.silence.checks.skipped")
                 .description("collector-silence checks not made because samples arrived late (catch-up)")
@@ -133,10 +151,16 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         Counter departed = Counter.builder("rdmamon.streams.collector.departed.pods")
                 .description("in-pod collectors (ACS) that stopped with their pod's job and were forgotten instead of "
                         + "reported silent").register(registry);
+        Counter departedNodes = Counter.builder("rdmamon.streams.collector.departed.nodes")
+                .description("nodes whose Node object was deleted (scale-in, reclaimed spot instance) and whose "
+                        + "silent collector was forgotten instead of reported").register(registry);
+        Counter invalidNodes = Counter.builder("rdmamon.streams.nodes.invalid")
+                .description("records of the nodes topic outside the contract, not used").register(registry);
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, AssignedInput, String, Alert> get() {
-                return new CollectorSilenceDetector(cfg, punctuateInterval, output, skipped, departed);
+                return new CollectorSilenceDetector(cfg, punctuateInterval, output, skipped, departed, departedNodes,
+                        invalidNodes, nodesStore);
             }
 
             @Override
@@ -152,6 +176,9 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         this.context = context;
         this.lastSeen = context.getStateStore(STORE);
         this.jobs = new NodeJobs(context.getStateStore(NodeAssigner.STORE));
+        // a global store: readable from every task without being connected to this processor
+        this.departures = new NodeDepartures(nodesStore == null ? null : context.getStateStore(nodesStore),
+                invalidNodes);
         this.incidents = new IncidentBook(Alert.COLLECTOR_SILENT, context.getStateStore(
                 DetectorStores.incidentStoreName(Alert.COLLECTOR_SILENT)));
         this.startedAt = context.currentSystemTimeMs();
@@ -236,22 +263,25 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
         for (String node : known) {
             NodeLife life = life(node);
             long waited = wallNow - life.arrivedAt;
+            Long deletedAt = waited >= threshold ? deletedAt(node, life) : null;
             if (waited >= threshold && jobs.podEndedWithItsJob(node, life.ts)) {
                 // an in-pod collector (ACS) stops with its pod: not silence, a node that left
                 departed.increment();
-                lastSeen.delete(node);
-                nodes.remove(node);
-                incidents.closeAll(node, life.ts + waited).forEach(this::publish);
+                forget(node, life, waited);
+            } else if (deletedAt != null && !jobs.running(node)) {
+                // its Node object was deleted (scale-in, spot reclaim): the collector went with the machine
+                departedNodes.increment();
+                forget(node, life, waited);
             } else if (waited >= forgetMs) {
-                lastSeen.delete(node);
-                nodes.remove(node);
-                incidents.closeAll(node, life.ts + waited).forEach(this::publish);
+                forget(node, life, waited);
             } else if (waited >= threshold) {
                 life.knownClear = false;
                 long firstMissing = life.ts + Math.max(life.intervalMs, 1);
+                String left = deletedAt == null ? "" : "; the node left the cluster (Node deleted at "
+                        + Instant.ofEpochMilli(deletedAt) + ") while a job still runs on it";
                 Condition condition = new Condition(firstMissing, Condition.WARNING, "collector on node "
                         + node + " silent: no sample for " + waited / 1000 + " s (last sample at "
-                        + Instant.ofEpochMilli(life.ts) + "); its jobs' stall detection is suspended"
+                        + Instant.ofEpochMilli(life.ts) + "); its jobs' stall detection is suspended" + left
                         + jobs.runningText(node), Map.of("silentSeconds", String.valueOf(waited / 1000)));
                 Alert alert = incidents.apply(node, Observation.holds(Subject.node(node), condition,
                         life.ts + waited));
@@ -266,6 +296,23 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
                     + "arrived {} s ago, threshold {} s", fired, known.size(),
                     lastArrival == 0 ? "never" : String.valueOf((wallNow - lastArrival) / 1000), threshold / 1000);
         }
+    }
+
+    /**
+     * When the node's Node object was deleted, if it was and its collector's last sample is not newer than that
+     * (within a silence threshold, for the clocks of the watcher and the collector): a sample well after a
+     * deletion means the node came back under its name and its Present record is still on its way.
+     */
+    private Long deletedAt(String node, NodeLife life) {
+        Long at = departures.deletedAt(node);
+        return at != null && life.ts <= at + silentAfterMs ? at : null;
+    }
+
+    /** Drops what is known of a node that left, resolving its open incident. */
+    private void forget(String node, NodeLife life, long waited) {
+        lastSeen.delete(node);
+        nodes.remove(node);
+        incidents.closeAll(node, life.ts + waited).forEach(this::publish);
     }
 
     private long lateWindowMs() {

@@ -54,7 +54,10 @@ public final class LinkDegradedDetector extends PortDetector<LinkDegradedDetecto
         PortSample s = value.sample();
         State st = state == null ? new State(null, List.of(), null, null, null) : state;
         Long rate = s.rateBytesPerSec();
-        Long maxRate = rate == null ? st.maxRate() : st.maxRate() == null ? rate : Math.max(st.maxRate(), rate);
+        // boxed on every branch: a mixed Long/long conditional unboxes a null maxRate (a port that never had a nominal
+        // rate, such as an ACS pod's socket port, eth0) and threw for each of its samples
+        Long maxRate = rate == null ? st.maxRate() : st.maxRate() == null ? rate
+                : Long.valueOf(Math.max(st.maxRate(), rate));
         Long nominal = nominalRate != null ? nominalRate : maxRate;
         boolean downshift = rate != null && nominal != null && rate < nominal;
 

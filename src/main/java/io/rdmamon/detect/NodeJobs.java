@@ -43,6 +43,11 @@ final class NodeJobs {
         return false;
     }
 
+    /** Whether a job holds the node now. */
+    boolean running(String node) {
+        return !runningText(node).isEmpty();
+    }
+
     /** {@code "; job j (ns) runs on it"} for the jobs holding the node now, empty when none. */
     String runningText(String node) {
         AssignmentHistory history = histories.get(AssignmentKeys.node(node));

@@ -122,6 +122,8 @@ public final class ContractChecks {
                 r = malformed("ranks[" + i + "].pod", rank.pod());
             } else if (rank.instanceType() != null && !isName(rank.instanceType())) {
                 r = malformed("ranks[" + i + "].instanceType", rank.instanceType());
+            } else if (rank.virtualNode() != null && !isName(rank.virtualNode())) {
+                r = malformed("ranks[" + i + "].virtualNode", rank.virtualNode());
             } else {
                 int bad = firstNonName(rank.devices());
                 if (bad >= 0) {
@@ -130,6 +132,11 @@ public final class ContractChecks {
             }
         }
         return r;
+    }
+
+    public static Rejection node(NodeRecord record, long recordTimestamp, ContractLimits limits) {
+        Rejection r = name("node", record.node());
+        return r != null ? r : time("at", record.at(), recordTimestamp, limits);
     }
 
     public static Rejection podDevices(PodDeviceMap map, long recordTimestamp, ContractLimits limits) {

@@ -39,18 +39,27 @@ public record JobRecord(
      * One rank of the job: its pod, its node and the RDMA devices (physical names, e.g. erdma_0) it uses.
      * {@code instanceType} is the node's {@code node.kubernetes.io/instance-type} label (e.g. {@code ecs.ebmgn7ex}),
      * null when unknown; it is left out of the JSON then, so records without it stay as they were (added in issue 11,
-     * {@code v} unchanged).
+     * {@code v} unchanged). {@code virtualNode} is the pod's {@code spec.nodeName} where the rank is monitored from
+     * inside its pod (ACS: {@code node} is then the pod identity, and the virtual node, shared by many pods, says
+     * where the platform placed it); null, and left out of the JSON, otherwise (added in issue 38, {@code v}
+     * unchanged). The stream app does not read it.
      */
-    @JsonPropertyOrder({"rank", "pod", "node", "devices", "instanceType"})
+    @JsonPropertyOrder({"rank", "pod", "node", "devices", "instanceType", "virtualNode"})
     public record Rank(int rank, String pod, String node, List<String> devices,
-                       @JsonInclude(JsonInclude.Include.NON_NULL) String instanceType) {
+                       @JsonInclude(JsonInclude.Include.NON_NULL) String instanceType,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) String virtualNode) {
         public Rank {
             devices = devices == null ? List.of() : devices;
         }
 
         /** A rank on a node of unknown instance type. */
         public Rank(int rank, String pod, String node, List<String> devices) {
-            this(rank, pod, node, devices, null);
+            this(rank, pod, node, devices, null, null);
+        }
+
+        /** A rank on a node of its own. */
+        public Rank(int rank, String pod, String node, List<String> devices, String instanceType) {
+            this(rank, pod, node, devices, instanceType, null);
         }
     }
 }

@@ -66,6 +66,9 @@ public final class RecordParser<T> {
     public static final RecordParser<PodDeviceMap> POD_DEVICES = new RecordParser<>(PodDeviceMap.class,
             PodDeviceMap.VERSION, fields("node", Kind.TEXT, "ts", Kind.INTEGER), tree -> null,
             ContractChecks::podDevices, ContractLimits.DEFAULT, null);
+    public static final RecordParser<NodeRecord> NODE = new RecordParser<>(NodeRecord.class, NodeRecord.VERSION,
+            fields("node", Kind.TEXT, "state", Kind.TEXT, "at", Kind.INTEGER), RecordParser::checkNode,
+            ContractChecks::node, ContractLimits.DEFAULT, null);
 
     private final Class<T> type;
     private final int version;
@@ -210,6 +213,15 @@ public final class RecordParser<T> {
                 return new Rejection(Rejection.WRONG_TYPE, "field '" + field.getKey() + "' is not "
                         + (field.getValue() == Kind.TEXT ? "a non-empty string" : "an integer") + ": " + node);
             }
+        }
+        return null;
+    }
+
+    private static Rejection checkNode(JsonNode tree) {
+        String state = tree.get("state").asText();
+        if (!NodeRecord.PRESENT.equals(state) && !NodeRecord.DELETED.equals(state)) {
+            return new Rejection(Rejection.UNKNOWN_VALUE, "unknown node state '" + state + "' (one of "
+                    + NodeRecord.DELETED + ", " + NodeRecord.PRESENT + ")");
         }
         return null;
     }

@@ -10,6 +10,11 @@ public final class Topics {
     public static final String JOBS = "rdma.jobs";
     /** Per node, which pod holds which RDMA devices ({@link PodDeviceMap}), compacted; key = node. */
     public static final String POD_DEVICES = "rdma.pod-devices";
+    /**
+     * Per node, whether its Node object is in the cluster ({@link NodeRecord}: Present or Deleted), compacted;
+     * key = node. Written by {@code jobs watch}, read by the stream app's collector-silence detector.
+     */
+    public static final String NODES = "rdma.nodes";
     public static final String JOB_BANDWIDTH = "rdma.job-bandwidth";
     public static final String LINK_HEALTH = "rdma.link-health";
     public static final String ALERTS = "rdma.alerts";

@@ -43,9 +43,12 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyConfig;
 import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
+import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.Stores;
 
 import java.util.List;
 import java.util.Properties;
@@ -70,13 +73,14 @@ import java.util.function.Consumer;
  *     │                                                          ├─► rdma.job-bandwidth (key uid, JobBandwidth)
  *     │                                                          └─► STRAGGLER (state per job)     ─┤
  *     └─► COLLECTOR_SILENT (per node, wall-clock)                                                  ─┴─► rdma.alerts
- *                                                                                                     (key id, Alert)
+ *           ▲ looks up                                                                                (key id, Alert)
+ * rdma.nodes (compacted, key node, NodeRecord; a global table: nodes deleted from the cluster are not silent)
  * </pre>
  *
  * Event time is each record's own time ({@code ts}, {@code updatedAt}) throughout. Every threshold is a key of
  * {@link DetectorConfig}; topic names are keys of {@link StreamsAppConfig}. Topic creation:
  * <pre>
- * kafka-topics.sh --create --topic rdma.jobs --config cleanup.policy=compact --partitions 6
+ * kafka-topics.sh --create --topic rdma.jobs --config cleanup.policy=compact --partitions 6   (likewise rdma.nodes)
  * kafka-topics.sh --create --topic rdma.port-samples --partitions 6   (likewise rdma.host-samples, rdma.job-bandwidth,
  *                                                     rdma.link-health, rdma.alerts, rdma.dead-letter)
  * </pre>
@@ -181,7 +185,7 @@ public final class RdmamonTopology {
                 .merge(detect(jobEvents, new StallDetector(thresholds), cfg, registry), Named.as("alerts-1"))
                 .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
                         cfg, registry), Named.as("alerts-2"))
-                .merge(collectorSilence(assigned, cfg, registry), Named.as("alerts-3"))
+                .merge(collectorSilence(builder, assigned, cfg, registry), Named.as("alerts-3"))
                 .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-4"));
         alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
     }
@@ -260,9 +264,22 @@ public final class RdmamonTopology {
     }
 
     /** Samples are partitioned by node at the source: each reaches its node's detector without a repartition. */
-    private static KStream<String, Alert> collectorSilence(KStream<String, AssignedInput> samples,
+    /** The global store of the nodes topic (NodeDepartures says why a global table). */
+    static final String NODES_STORE = "nodes";
+
+    private static KStream<String, Alert> collectorSilence(StreamsBuilder builder,
+                                                           KStream<String, AssignedInput> samples,
                                                            StreamsAppConfig cfg, MeterRegistry registry) {
+        String nodes = cfg.topics().nodes();
+        if (nodes != null) {
+            // raw bytes, parsed where read: a record outside the contract is logged and counted there; in memory,
+            // as it is one small record per node and restored from the topic itself at start
+            builder.globalTable(nodes, Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("nodes-in"),
+                    Materialized.<String, byte[]>as(Stores.inMemoryKeyValueStore(NODES_STORE))
+                            .withKeySerde(Serdes.String()).withValueSerde(Serdes.ByteArray()));
+        }
         return samples.process(CollectorSilenceDetector.supplier(cfg.detectors(), cfg.punctuateInterval(), registry,
-                        cfg.storeType()), Named.as("collector-silent-detector"), NodeAssigner.STORE);
+                        cfg.storeType(), nodes == null ? null : NODES_STORE), Named.as("collector-silent-detector"),
+                NodeAssigner.STORE);
     }
 }

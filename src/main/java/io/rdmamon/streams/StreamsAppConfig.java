@@ -88,6 +88,7 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String LINK_HEALTH_TOPIC_CONFIG = "streams.topic.link.health";
     public static final String ALERTS_TOPIC_CONFIG = "streams.topic.alerts";
     public static final String DEAD_LETTER_TOPIC_CONFIG = "streams.topic.dead.letter";
+    public static final String NODES_TOPIC_CONFIG = "streams.topic.nodes";
 
     public static final String WINDOW_SIZE_CONFIG = "streams.window.size.ms";
     public static final long DEFAULT_WINDOW_SIZE = 10_000;
@@ -209,6 +210,10 @@ public final class StreamsAppConfig extends AbstractConfig {
                     "Output: alerts, firing and resolved (key alert id).")
             .define(DEAD_LETTER_TOPIC_CONFIG, Type.STRING, Topics.DEAD_LETTER, new ConfigDef.NonEmptyString(),
                     Importance.LOW, "Output: input records that could not be used, with the reason.")
+            .define(NODES_TOPIC_CONFIG, Type.STRING, Topics.NODES, Importance.LOW, "Input: which nodes are in the "
+                    + "cluster, compacted (key node; written by jobs watch): the collector of a node whose Node object "
+                    + "was deleted is not reported silent. Read whole by every instance (a global table). Empty: not "
+                    + "read, such a node is reported silent until streams.collector.forget.ms.")
             .define(WINDOW_SIZE_CONFIG, Type.LONG, DEFAULT_WINDOW_SIZE, Range.between(1_000, 3_600_000),
                     Importance.MEDIUM, WINDOW_SIZE_DOC)
             .define(WINDOW_GRACE_CONFIG, Type.LONG, DEFAULT_WINDOW_GRACE, Range.between(0, 3_600_000),
@@ -267,7 +272,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         return new TopicNames(getString(PORT_SAMPLES_TOPIC_CONFIG), getString(HOST_SAMPLES_TOPIC_CONFIG),
                 getString(JOBS_TOPIC_CONFIG), getString(JOB_BANDWIDTH_TOPIC_CONFIG),
                 getString(LINK_HEALTH_TOPIC_CONFIG), getString(ALERTS_TOPIC_CONFIG),
-                getString(DEAD_LETTER_TOPIC_CONFIG));
+                getString(DEAD_LETTER_TOPIC_CONFIG), blankToNull(getString(NODES_TOPIC_CONFIG)));
     }
 
     /** The bounds input records are checked against before anything else sees them. */
@@ -336,8 +341,15 @@ public final class StreamsAppConfig extends AbstractConfig {
         return ConfigLoader.withPrefix(originals(), KAFKA_PREFIX);
     }
 
-    /** The names of the seven topics, overridable so tests and replays can run side by side. */
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    /**
+     * The names of the topics, overridable so tests and replays can run side by side. {@code nodes} null: the nodes
+     * topic is not read.
+     */
     public record TopicNames(String portSamples, String hostSamples, String jobs, String jobBandwidth,
-                             String linkHealth, String alerts, String deadLetter) {
+                             String linkHealth, String alerts, String deadLetter, String nodes) {
     }
 }

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Creates the app's input and output topics when they are missing ({@code streams.topics.create}): the job topic
- * compacted, the others with the broker's retention. Internal topics are Kafka Streams' own business. Where the app
+ * Creates the app's input and output topics when they are missing ({@code streams.topics.create}): the job and node
+ * topics compacted, the others with the broker's retention. Internal topics are Kafka Streams' own business. Where the app
  * may not create topics, it logs the {@code kafka-topics.sh} commands instead and carries on.
  */
 final class StreamsTopics {
@@ -41,8 +41,10 @@ final class StreamsTopics {
         for (String name : uncompacted(t)) {
             wanted.add(new NewTopic(name, Optional.of(partitions), rf));
         }
-        wanted.add(new NewTopic(t.jobs(), Optional.of(partitions), rf)
-                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+        for (String name : compacted(t)) {
+            wanted.add(new NewTopic(name, Optional.of(partitions), rf)
+                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+        }
 
         Map<String, Object> props = new HashMap<>(cfg.kafkaOverrides());
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
@@ -121,14 +123,22 @@ final class StreamsTopics {
         int partitions = cfg.getInt(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG);
         String base = "kafka-topics.sh --bootstrap-server " + cfg.bootstrapServers() + " --create --if-not-exists"
                 + " --partitions " + partitions + " --topic ";
-        StringBuilder out = new StringBuilder(base + t.jobs() + " --config cleanup.policy=compact\n");
+        StringBuilder out = new StringBuilder();
+        for (String name : compacted(t)) {
+            out.append(base).append(name).append(" --config cleanup.policy=compact\n");
+        }
         for (String name : uncompacted(t)) {
             out.append(base).append(name).append('\n');
         }
         return out.toString();
     }
 
-    /** Every topic but the compacted jobs topic. */
+    /** The tables: the jobs topic and, when read, the nodes topic. */
+    private static List<String> compacted(StreamsAppConfig.TopicNames t) {
+        return t.nodes() == null ? List.of(t.jobs()) : List.of(t.jobs(), t.nodes());
+    }
+
+    /** Every topic but the compacted ones. */
     private static List<String> uncompacted(StreamsAppConfig.TopicNames t) {
         return List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter());
     }

@@ -33,9 +33,11 @@ class DemoCommandTest {
         assertThat(rc).isZero();
         String screen = lastScreen(out.toString());
         for (String port : new String[]{"gpu-node-1 mlx5_0/1", "gpu-node-4 mlx5_1/1", "gpu-node-5 erdma_0/1",
-                "gpu-node-6 erdma_0/1"}) {
-            // training starts 20 s in: by the end every port moves tens of Gb/s
-            Matcher m = Pattern.compile(Pattern.quote(port) + "\\s+\\S+\\s+ACTIVE\\s+([0-9.]+)\\s+([0-9.]+)")
+                "gpu-node-6 erdma_0/1", "acs.llm-gu8tf-master-0 mlx5_0/1", "acs.llm-gu8tf-worker-0 mlx5_1/1"}) {
+            // training starts 20 s in: by the end every port moves tens of Gb/s (the ACS GU8TF pods' too, named
+            // after their pods by their in-pod collectors)
+            Matcher m = Pattern.compile(Pattern.quote(port).replace(" ", "\\E\\s+\\Q")
+                    + "\\s+\\S+\\s+ACTIVE\\s+([0-9.]+)\\s+([0-9.]+)")
                     .matcher(screen);
             assertThat(m.find()).as(port + " in\n" + screen).isTrue();
             assertThat(Double.parseDouble(m.group(1))).as(port + " tx Gb/s").isGreaterThan(5.0);
@@ -45,6 +47,10 @@ class DemoCommandTest {
         assertThat(screen).containsPattern("firing\\s+LINK_DEGRADED\\s+link degraded: gpu-node-2/mlx5_0/1");
         // the job on TCP: no RDMA, its nodes' eth0 busy, an RDMA share of 0 (its alert needs more than this run)
         assertThat(screen).containsPattern("ml-research/resnet-train\\s+0\\.00\\s+0\\.00\\s+2/2\\s+[1-9][0-9.]*\\s+0%");
+        // the ACS jobs: GU8TF over RDMA; P16EN over sockets as intended, its eth0 counted as its bandwidth
+        assertThat(screen).containsPattern("acs/llm-gu8tf\\s+[1-9][0-9.]*\\s+[1-9][0-9.]*\\s+2/2");
+        assertThat(screen).containsPattern("acs/sft-p16en\\s+[1-9][0-9.]*\\s+[1-9][0-9.]*\\s+2/2");
+        assertThat(screen).doesNotContainPattern("TCP_FALLBACK\\s+.*sft-p16en");
         // the sink ran too: the ten ports' samples are in InfluxDB (database created by the demo's influx init)
         try (InfluxDB influx = LocalInfluxd.client(influxd)) {
             assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))

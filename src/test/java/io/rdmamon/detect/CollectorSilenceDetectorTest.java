@@ -3,6 +3,7 @@ package io.rdmamon.detect;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
+import io.rdmamon.model.NodeRecord;
 import io.rdmamon.testing.TopologyHarness;
 import io.rdmamon.testing.TrainingTraffic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -141,6 +142,63 @@ class CollectorSilenceDetectorTest {
             h.feed(sim.run(T0, T0 + 60_000));
             h.advanceTo(T0 + 90_000);
             assertThat(h.firing(Alert.COLLECTOR_SILENT)).extracting(Alert::node).containsExactlyInAnyOrder("n1", "n2");
+        }
+    }
+
+    /** A spare node (no job on it) scaled in: its Node object deleted, then its collector stops with the machine. */
+    @Test
+    void shouldForgetANodeWhoseNodeObjectWasDeletedInsteadOfReportingItSilent() {
+        sim.sparePort("n3", "erdma_0").silence("n3", T0 + 60_000, Long.MAX_VALUE);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(sim.run(T0, T0 + 59_000));
+            h.node(NodeRecord.deleted("n3", T0 + 59_500));
+            h.feed(sim.run(T0 + 59_000, T0 + 150_000));
+            assertThat(h.alerts(Alert.COLLECTOR_SILENT)).isEmpty();
+            assertThat(h.counter("rdmamon.streams.collector.departed.nodes")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * As today: a node whose collector stops while its Node object stays is reported. A node record outside the
+     * contract counts as no departure; it is counted (once, though looked up at every check).
+     */
+    @Test
+    void shouldFlagANodeThatStopsWithoutBeingDeleted() {
+        sim.sparePort("n3", "erdma_0").silence("n3", T0 + 60_000, Long.MAX_VALUE);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.node(NodeRecord.present("n1", T0));
+            h.raw(h.cfg.topics().nodes(), "n3", "{\"v\":1,\"node\":\"n3\",\"state\":\"Gone\",\"at\":" + T0
+                    + "}", T0);
+            h.feed(sim.run(T0, T0 + 150_000));
+            assertThat(h.firing(Alert.COLLECTOR_SILENT)).extracting(Alert::node).containsExactly("n3");
+            assertThat(h.counter("rdmamon.streams.collector.departed.nodes")).isZero();
+            assertThat(h.counter("rdmamon.streams.nodes.invalid")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A spot instance reclaimed under a running job: reported, naming the job, until the job lets the node go; then
+     * the node is forgotten (resolved).
+     */
+    @Test
+    void shouldReportADeletedNodeWhileAJobStillRunsOnItAndForgetItWhenTheJobEnds() {
+        TrainingTraffic spot = new TrainingTraffic();
+        TrainingTraffic.Job job = spot.job("uid-b", List.of("n1", "n2"), List.of("erdma_0"))
+                .trains(T0 + 10_000, Long.MAX_VALUE);
+        spot.record(job, JobRecord.RUNNING, T0).record(job, JobRecord.FAILED, T0 + 120_000)
+                .silence("n2", T0 + 60_000, Long.MAX_VALUE);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(spot.run(T0, T0 + 59_000));
+            h.node(NodeRecord.deleted("n2", T0 + 59_500));
+            h.feed(spot.run(T0 + 59_000, T0 + 100_000));
+            List<Alert> firing = h.firing(Alert.COLLECTOR_SILENT);
+            assertThat(firing).extracting(Alert::node).containsExactly("n2");
+            assertThat(firing.get(0).summary()).contains("left the cluster").contains("job job-uid-b (team-a)");
+
+            h.feed(spot.run(T0 + 100_000, T0 + 200_000));
+            assertThat(h.alerts(Alert.COLLECTOR_SILENT)).extracting(Alert::status)
+                    .containsExactly(Alert.FIRING, Alert.RESOLVED);
+            assertThat(h.counter("rdmamon.streams.collector.departed.nodes")).isEqualTo(1);
         }
     }
 

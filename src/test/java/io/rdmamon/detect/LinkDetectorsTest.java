@@ -105,6 +105,18 @@ class LinkDetectorsTest {
         assertThat(alerts.get(1).endsAt()).isBetween(errors + 55_000, errors + 61_000);
     }
 
+    /** A port that never reports a nominal rate (an ACS P16EN job's socket port, eth0, has none) is judged too. */
+    @Test
+    void shouldFlagDegradedLinkOfAPortWithoutNominalRate() {
+        long errors = T0 + 60_000;
+        alter("n1", "erdma_0", t -> true, s -> withState(s, s.state(), s.ts() >= errors && s.ts() < errors + 60_000
+                && (s.ts() / 1_000) % 5 == 0 ? Map.of("out_of_sequence", 40L) : Map.of(), null));
+        assertThat(run(errors + 30_000, Map.of())).singleElement().satisfies(a -> {
+            assertThat(a.type()).isEqualTo(Alert.LINK_DEGRADED);
+            assertThat(a.labels()).containsEntry("reason", "errors");
+        });
+    }
+
     @Test
     void shouldNotFlagDegradedLinkForOneBurstOfErrorsOrForCongestionSignals() {
         long burst = T0 + 60_000;

@@ -168,6 +168,12 @@ class ContractChecksTest {
                 "instanceType", "ecs.ebmgn7ex"))));
         assertThat(typed.ok()).isTrue();
         assertThat(typed.value().ranks().get(0).instanceType()).isEqualTo("ecs.ebmgn7ex");
+        // virtualNode likewise (issue 38)
+        assertRejected(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "ml.p-0",
+                "virtualNode", "virtual kubelet")))), Rejection.MALFORMED_NAME, "'ranks[0].virtualNode'");
+        assertThat(parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "ml.p-0",
+                "virtualNode", "virtual-kubelet-cn-wulanchabu-c")))).value().ranks().get(0).virtualNode())
+                .isEqualTo("virtual-kubelet-cn-wulanchabu-c");
         var untyped = parse(RecordParser.JOB, with(job(), "ranks", List.of(Map.of("rank", 0, "node", "n1"))));
         assertThat(untyped.value().ranks().get(0).instanceType()).isNull();
         assertThat(Json.toString(untyped.value().ranks().get(0))).isEqualTo(
@@ -189,6 +195,20 @@ class ContractChecksTest {
                 "'node'");
         assertRejected(parse(RecordParser.POD_DEVICES, with(podDevices(), "pods", "mlx5_0")), Rejection.WRONG_TYPE,
                 "'pods'");
+    }
+
+    /** rdma.nodes (issue 38): jobs watch's Present/Deleted per node. */
+    @Test
+    void shouldCheckNodeRecords() {
+        Map<String, Object> deleted = new LinkedHashMap<>(Map.of("v", 1, "node", "cn-hangzhou.10.0.1.23",
+                "state", NodeRecord.DELETED, "at", KAFKA_TS));
+        assertThat(parse(RecordParser.NODE, deleted).value()).isEqualTo(
+                NodeRecord.deleted("cn-hangzhou.10.0.1.23", KAFKA_TS));
+        assertRejected(parse(RecordParser.NODE, with(deleted, "state", "Gone")), Rejection.UNKNOWN_VALUE,
+                "'Gone'", "Deleted, Present");
+        assertRejected(parse(RecordParser.NODE, with(deleted, "at", 1)), Rejection.IMPLAUSIBLE_TIME, "'at'");
+        assertRejected(parse(RecordParser.NODE, with(deleted, "node", "a/b")), Rejection.MALFORMED_NAME, "'node'");
+        assertRejected(parse(RecordParser.NODE, with(deleted, "v", 2)), Rejection.UNKNOWN_VERSION, "2");
     }
 
     @Test

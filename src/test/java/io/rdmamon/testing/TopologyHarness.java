@@ -6,6 +6,7 @@ import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.LinkHealth;
+import io.rdmamon.model.NodeRecord;
 import io.rdmamon.streams.RdmamonTopology;
 import io.rdmamon.streams.StreamsAppConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -39,6 +40,8 @@ public final class TopologyHarness implements AutoCloseable {
     private final TestInputTopic<String, byte[]> portSamples;
     private final TestInputTopic<String, byte[]> hostSamples;
     private final TestInputTopic<String, byte[]> jobs;
+    /** Null when the nodes topic is not read. */
+    private final TestInputTopic<String, byte[]> nodes;
     private final TestOutputTopic<String, Alert> alertsOut;
     private final TestOutputTopic<String, JobBandwidth> bandwidthOut;
     private final TestOutputTopic<String, LinkHealth> linkHealthOut;
@@ -61,6 +64,8 @@ public final class TopologyHarness implements AutoCloseable {
         portSamples = driver.createInputTopic(t.portSamples(), new StringSerializer(), new ByteArraySerializer());
         hostSamples = driver.createInputTopic(t.hostSamples(), new StringSerializer(), new ByteArraySerializer());
         jobs = driver.createInputTopic(t.jobs(), new StringSerializer(), new ByteArraySerializer());
+        nodes = t.nodes() == null ? null
+                : driver.createInputTopic(t.nodes(), new StringSerializer(), new ByteArraySerializer());
         alertsOut = driver.createOutputTopic(t.alerts(), new StringDeserializer(),
                 JsonSerde.of(Alert.class).deserializer());
         bandwidthOut = driver.createOutputTopic(t.jobBandwidth(), new StringDeserializer(),
@@ -104,8 +109,16 @@ public final class TopologyHarness implements AutoCloseable {
     /** Raw bytes onto an input topic: for poison records. */
     public TopologyHarness raw(String topic, String key, String value, long ts) {
         TestInputTopic<String, byte[]> in = topic.equals(cfg.topics().jobs()) ? jobs
+                : topic.equals(cfg.topics().nodes()) ? nodes
                 : topic.equals(cfg.topics().hostSamples()) ? hostSamples : portSamples;
         in.pipeInput(key, value == null ? null : value.getBytes(StandardCharsets.UTF_8), ts);
+        drain();
+        return this;
+    }
+
+    /** A node record ({@code jobs watch}'s Present or Deleted) onto the nodes topic, stamped with its time. */
+    public TopologyHarness node(NodeRecord record) {
+        nodes.pipeInput(record.node(), Json.toBytes(record), record.at());
         drain();
         return this;
     }

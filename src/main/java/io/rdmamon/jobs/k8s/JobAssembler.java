@@ -20,7 +20,8 @@ import java.util.TreeMap;
  *       run: workers often end before the master);</li>
  *   <li>ranks: {@link RankRule}; node = the pod's node; devices from the pod-devices topic, empty when unknown;
  *       instanceType = the node's instance-type label, null when unknown. A pod monitored from inside
- *       ({@link PodPlatform#inPod()}) has node = {@link PodIdentity} and instanceType = its GPU model; a pod whose
+ *       ({@link PodPlatform#inPod()}) has node = {@link PodIdentity}, instanceType = its GPU model and virtualNode =
+ *       its {@code spec.nodeName} (kept for the operator only); a pod whose
  *       collectives are meant to use sockets has the socket interface as its one device, and the job the label
  *       {@value SocketPorts#TRANSPORT_LABEL}=socket;</li>
  *   <li>startedAt: the earliest pod start time; labels: those all pods share, plus {@value #FRAMEWORK_LABEL},
@@ -72,7 +73,8 @@ final class JobAssembler {
                     : held == null ? List.of() : held.devices();
             String type = platform.inPod() ? platform.model()
                     : node == null ? null : instanceTypes.instanceType(node);
-            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), node, used, type));
+            // the virtual node is kept for the operator: where the platform placed the pod
+            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), node, used, type, platform.inPod() ? p.node() : null));
         }
         Map<String, String> labels = commonLabels(pods);
         if (socket) {

@@ -71,7 +71,8 @@ public final class JobsWatchCommand implements Callable<Integer> {
             return JobsWatcher.start(config, client, metrics.registry());
         } catch (RuntimeException e) {
             throw AccessRefusedException.of(KafkaAccess.of(config.readerSettings("jobs-reader"),
-                    RoleAcls.jobsWatch(config.topic(), config.podDevicesTopic())), e);
+                    RoleAcls.jobsWatch(config.topic(), config.podDevicesTopic(),
+                    config.nodesTopic())), e);
         }
     }
 }

@@ -82,12 +82,20 @@ public final class JobsWatchConfig extends AbstractConfig {
     private static final String POD_DEVICES_TOPIC_DOC = "Topic where collectors publish which pod holds which RDMA "
             + "device; the watcher fills each rank's devices from it. Empty: ranks carry no devices.";
 
+    public static final String NODES_TOPIC_CONFIG = "jobs.nodes.topic";
+    public static final String DEFAULT_NODES_TOPIC = Topics.NODES;
+    private static final String NODES_TOPIC_DOC = "Topic where the watcher publishes which nodes are in the cluster "
+            + "(compacted, key = node): Deleted when a Node object is deleted (autoscaler scale-in, a reclaimed spot "
+            + "instance), Present when one is added, so the stream app does not report a deleted node's collector as "
+            + "silent. Needs get/list/watch on nodes. Empty, or a topic that does not exist at start: not published.";
+
     public static final String INSTANCE_TYPE_LABEL_CONFIG = "jobs.watch.instance.type.label";
     public static final String DEFAULT_INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
     private static final String INSTANCE_TYPE_LABEL_DOC = "Node label whose value each rank carries as instanceType "
             + "(e.g. ecs.ebmgn7ex), for the stream app's expected bandwidth per NIC "
             + "(streams.nic.expected.instance.types). The watcher then also lists and watches nodes (the ClusterRole "
-            + "needs get/list/watch on nodes). Empty: no node watch, ranks carry no instance type.";
+            + "needs get/list/watch on nodes). Empty: ranks carry no instance type (nodes are still watched for "
+            + "jobs.nodes.topic).";
 
     public static final String STARTUP_TIMEOUT_MS_CONFIG = "jobs.startup.timeout.ms";
     public static final long DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
@@ -120,6 +128,7 @@ public final class JobsWatchConfig extends AbstractConfig {
             .define(TOPIC_CONFIG, Type.STRING, DEFAULT_TOPIC, new ConfigDef.NonEmptyString(), Importance.LOW, TOPIC_DOC)
             .define(POD_DEVICES_TOPIC_CONFIG, Type.STRING, DEFAULT_POD_DEVICES_TOPIC, Importance.LOW,
                     POD_DEVICES_TOPIC_DOC)
+            .define(NODES_TOPIC_CONFIG, Type.STRING, DEFAULT_NODES_TOPIC, Importance.LOW, NODES_TOPIC_DOC)
             .define(INSTANCE_TYPE_LABEL_CONFIG, Type.STRING, DEFAULT_INSTANCE_TYPE_LABEL, Importance.LOW,
                     INSTANCE_TYPE_LABEL_DOC)
             .define(STARTUP_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_STARTUP_TIMEOUT_MS,
@@ -183,7 +192,12 @@ public final class JobsWatchConfig extends AbstractConfig {
         return blankToNull(POD_DEVICES_TOPIC_CONFIG);
     }
 
-    /** Null: no node watch. */
+    /** Null: node departures not published. */
+    public String nodesTopic() {
+        return blankToNull(NODES_TOPIC_CONFIG);
+    }
+
+    /** Null: ranks carry no instance type. */
     public String instanceTypeLabel() {
         return blankToNull(INSTANCE_TYPE_LABEL_CONFIG);
     }

@@ -110,12 +110,18 @@ public final class JobsWatcher implements AutoCloseable {
 
     /**
      * Node instance types, listed before the pods so that the first records carry them. A node whose label changes
-     * later brings one reconcile of all jobs (only those whose record changed are sent).
+     * later brings one reconcile of all jobs (only those whose record changed are sent). The same node watch
+     * publishes nodes that are deleted and added ({@link NodePresence}) when there is a nodes topic.
      */
-    private void startNodes(JobsWatchConfig config, KubernetesClient client) throws InterruptedException {
+    private void startNodes(JobsWatchConfig config, KubernetesClient client) throws Exception {
         String label = config.instanceTypeLabel();
         if (label == null) {
             log.info("no instance type label: ranks carry no instance type");
+        }
+        NodePresence presence = config.nodesTopic() == null ? null : NodePresence.readBack(
+                config.readerSettings("nodes-reader"), config.nodesTopic(), publisher, clock,
+                config.startupTimeout());
+        if (label == null && presence == null) {
             return;
         }
         NodeInstanceTypes view = new NodeInstanceTypes(client, label, () -> {
@@ -125,7 +131,7 @@ public final class JobsWatcher implements AutoCloseable {
                     reconcileAll();
                 });
             }
-        });
+        }, presence);
         nodes = view;
         view.start(config.startupTimeout());
     }
@@ -159,6 +165,10 @@ public final class JobsWatcher implements AutoCloseable {
         }
         if (!pods.ready()) {
             return; // a re-list is under way; its end brings a reconcile
+        }
+        NodeInstanceTypes nodeView = nodes;
+        if (nodeView != null) {
+            nodeView.reconcile();
         }
         Set<String> uids = new HashSet<>(published.uids());
         uids.addAll(pods.jobUids());

@@ -15,7 +15,8 @@ import java.util.Objects;
 
 /**
  * Each node's instance type (the value of one node label, by default {@code node.kubernetes.io/instance-type}), from
- * a fabric8 node informer: {@code jobs watch} puts it on each rank for the stream app's expected NIC bandwidth.
+ * a fabric8 node informer: {@code jobs watch} puts it on each rank for the stream app's expected NIC bandwidth. The
+ * same informer tells {@link NodePresence} (when given) which nodes are added and deleted.
  *
  * <p>The informer's store keeps of each node its name, resource version and that one label: a node object also
  * lists its images, addresses and conditions (tens of kB each on GPU nodes), which the watcher never reads. A change
@@ -25,18 +26,28 @@ import java.util.Objects;
 final class NodeInstanceTypes implements JobAssembler.InstanceTypeSource, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeInstanceTypes.class);
 
+    /** Null: no instance types, the informer serves {@link NodePresence} alone. */
     private final String label;
+    private final NodePresence presence;
     private final SharedIndexInformer<Node> informer;
     private final LogLimiter logLimiter = new LogLimiter(Duration.ofMinutes(1));
 
-    /** @param changed called (on the informer's thread) when a node's type changed after the first list */
-    NodeInstanceTypes(KubernetesClient client, String label, Runnable changed) {
+    /**
+     * @param label    null: no instance types
+     * @param changed  called (on the informer's thread) when a node's type changed after the first list
+     * @param presence null: node arrivals and departures are not published
+     */
+    NodeInstanceTypes(KubernetesClient client, String label, Runnable changed, NodePresence presence) {
         this.label = label;
+        this.presence = presence;
         this.informer = client.nodes().runnableInformer(0);
         informer.itemStore(new NodeStore());
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node node) {
+                if (presence != null) {
+                    presence.arrived(node.getMetadata().getName());
+                }
                 report(null, node);
             }
 
@@ -47,6 +58,9 @@ final class NodeInstanceTypes implements JobAssembler.InstanceTypeSource, AutoCl
 
             @Override
             public void onDelete(Node node, boolean finalStateUnknown) {
+                if (presence != null) {
+                    presence.left(node.getMetadata().getName());
+                }
                 report(node, null);
             }
 
@@ -75,10 +89,21 @@ final class NodeInstanceTypes implements JobAssembler.InstanceTypeSource, AutoCl
             Thread.sleep(50);
         }
         if (informer.hasSynced()) {
-            log.info("instance types from node label {}: {} nodes listed", label, informer.getStore().list().size());
+            log.info("{} nodes listed (instance types from node label {})", informer.getStore().list().size(), label);
+            reconcile();
         } else {
             log.warn("nodes not listed within {} s; going on, instance types follow once they are",
                     timeout.toSeconds());
+        }
+    }
+
+    /**
+     * Once the nodes are listed: tells {@link NodePresence} every node in the cluster (those that left while nobody
+     * watched are published Deleted then), and has it send again what Kafka refused.
+     */
+    void reconcile() {
+        if (presence != null && informer.hasSynced()) {
+            presence.reconcile(informer.getStore().list().stream().map(n -> n.getMetadata().getName()).toList());
         }
     }
 
@@ -88,6 +113,9 @@ final class NodeInstanceTypes implements JobAssembler.InstanceTypeSource, AutoCl
     }
 
     private String type(Node node) {
+        if (label == null) {
+            return null;
+        }
         Map<String, String> labels = node == null || node.getMetadata() == null ? null : node.getMetadata().getLabels();
         return labels == null ? null : labels.get(label);
     }

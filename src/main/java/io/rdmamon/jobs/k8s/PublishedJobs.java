@@ -109,7 +109,7 @@ final class PublishedJobs {
         return published;
     }
 
-    private static boolean ours(ConsumerRecord<String, byte[]> r) {
+    static boolean ours(ConsumerRecord<String, byte[]> r) {
         Header source = r.headers().lastHeader(SOURCE_HEADER);
         return source != null && SOURCE.equals(new String(source.value(), StandardCharsets.UTF_8));
     }

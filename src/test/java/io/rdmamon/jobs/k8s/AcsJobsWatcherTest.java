@@ -91,21 +91,26 @@ class AcsJobsWatcherTest {
             }
         }
         watcher = JobsWatcher.start(new JobsWatchConfig(Map.of("kafka.bootstrap.servers", bootstrap,
-                JobsWatchConfig.TOPIC_CONFIG, jobsTopic, JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic)),
+                JobsWatchConfig.TOPIC_CONFIG, jobsTopic, JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic,
+                JobsWatchConfig.NODES_TOPIC_CONFIG, SharedKafka.uniqueTopic("no-nodes"))),
                 client, new SimpleMeterRegistry());
 
         JobRecord rdma = jobs.awaitLatest(gu8, j -> state(JobRecord.RUNNING).test(j)
                 && j.ranks().stream().allMatch(r -> !r.devices().isEmpty()));
         assertThat(rdma.ranks()).containsExactly(
-                new JobRecord.Rank(0, "llm-master-0", "train.llm-master-0", List.of("mlx5_0", "mlx5_1"), "GU8TF"),
-                new JobRecord.Rank(1, "llm-worker-0", "train.llm-worker-0", List.of("mlx5_0", "mlx5_1"), "GU8TF"));
+                new JobRecord.Rank(0, "llm-master-0", "train.llm-master-0", List.of("mlx5_0", "mlx5_1"), "GU8TF",
+                        VIRTUAL_NODE),
+                new JobRecord.Rank(1, "llm-worker-0", "train.llm-worker-0", List.of("mlx5_0", "mlx5_1"), "GU8TF",
+                        VIRTUAL_NODE));
+        // the virtual node is kept on the record for the operator, as an optional field of the rank
+        assertThat(Json.toString(rdma.ranks().get(0))).contains("\"virtualNode\":\"" + VIRTUAL_NODE + "\"");
         assertThat(rdma.labels()).doesNotContainKey(SocketPorts.TRANSPORT_LABEL)
                 .containsEntry("alibabacloud.com/hpn-type", "rdma");
 
         JobRecord socket = jobs.awaitLatest(p16, state(JobRecord.RUNNING));
         assertThat(socket.ranks()).containsExactly(
-                new JobRecord.Rank(0, "sft-master-0", "train.sft-master-0", List.of("eth0"), "P16EN"),
-                new JobRecord.Rank(1, "sft-worker-0", "train.sft-worker-0", List.of("eth0"), "P16EN"));
+                new JobRecord.Rank(0, "sft-master-0", "train.sft-master-0", List.of("eth0"), "P16EN", VIRTUAL_NODE),
+                new JobRecord.Rank(1, "sft-worker-0", "train.sft-worker-0", List.of("eth0"), "P16EN", VIRTUAL_NODE));
         assertThat(socket.labels()).containsEntry(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE);
 
         JobRecord annotated = jobs.awaitLatest(hpn, state(JobRecord.RUNNING));

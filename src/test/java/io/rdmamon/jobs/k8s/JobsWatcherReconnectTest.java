@@ -128,6 +128,7 @@ class JobsWatcherReconnectTest {
         settings.put("kafka.bootstrap.servers", bootstrap);
         settings.put(JobsWatchConfig.TOPIC_CONFIG, topic);
         settings.put(JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, SharedKafka.uniqueTopic("no-such-topic"));
+        settings.put(JobsWatchConfig.NODES_TOPIC_CONFIG, SharedKafka.uniqueTopic("no-nodes"));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         closing(JobsWatcher.start(new JobsWatchConfig(settings), watcherClient, registry));
         jobs.awaitLatest(keptUid, state(JobRecord.RUNNING));

@@ -9,6 +9,10 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
+import io.rdmamon.model.NodeRecord;
+import io.rdmamon.model.RecordParser;
+import io.rdmamon.testing.TopicContent;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import io.rdmamon.model.PodDeviceMap;
 import io.rdmamon.model.PodDeviceMap.PodDevices;
 import io.rdmamon.testing.SharedKafka;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +39,7 @@ import static io.rdmamon.jobs.k8s.TrainingPods.pytorch;
 import static io.rdmamon.jobs.k8s.TrainingPods.running;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /** The watcher against fabric8's mock API server (CRUD mode) and the real in-JVM broker. */
 @EnableKubernetesMockClient(crud = true)
@@ -70,6 +76,8 @@ class JobsWatcherTest {
         settings.put(JobsWatchConfig.TOPIC_CONFIG, jobs.topic());
         settings.put(JobsWatchConfig.POD_DEVICES_TOPIC_CONFIG, devicesTopic);
         settings.put(JobsWatchConfig.JOB_LABEL_CONFIG, "rdmamon.io/job");
+        // a topic that does not exist: no node records, unless a test gives one
+        settings.put(JobsWatchConfig.NODES_TOPIC_CONFIG, SharedKafka.uniqueTopic("no-nodes"));
         settings.putAll(extraSettings);
         JobsWatcher watcher = JobsWatcher.start(new JobsWatchConfig(settings), client, registry);
         watchers.add(watcher);
@@ -214,6 +222,9 @@ class JobsWatcherTest {
                 tuple("node-a", "ecs.ebmgn7ex"), tuple("node-b", "ecs.ebmgn7ex"), tuple("node-c", null));
         // left out of the JSON when unknown, so records of nodes without the label read as before
         assertThat(Json.toString(first.ranks().get(2))).doesNotContain("instanceType");
+        // only ranks monitored in their pod (ACS) carry a virtual node
+        assertThat(first.ranks()).allSatisfy(r -> assertThat(r.virtualNode()).isNull());
+        assertThat(Json.toString(first.ranks().get(0))).doesNotContain("virtualNode");
         assertThat(Json.toString(first.ranks().get(0))).contains("\"instanceType\":\"ecs.ebmgn7ex\"");
 
         applyNode("node-c", "ecs.gn7i-c32g1.32xlarge");
@@ -233,6 +244,50 @@ class JobsWatcherTest {
 
         assertThat(jobs.awaitLatest(uid, state(JobRecord.RUNNING)).ranks())
                 .allSatisfy(r -> assertThat(r.instanceType()).isNull());
+    }
+
+    /**
+     * The autoscaler deletes a Node (scale-in, a reclaimed spot instance): Deleted on the nodes topic, Present when it
+     * comes back; a node deleted while the watcher was down is published at its restart, and nothing else repeated.
+     */
+    @Test
+    void shouldPublishNodesThatLeaveAndComeBack() throws Exception {
+        String nodesTopic = SharedKafka.uniqueTopic("nodes");
+        SharedKafka.createTopics(bootstrap, 1, nodesTopic);
+        extraSettings.put(JobsWatchConfig.NODES_TOPIC_CONFIG, nodesTopic);
+        applyNode("node-a", "ecs.ebmgn7ex");
+        applyNode("node-b", "ecs.ebmgn7ex");
+        JobsWatcher first = startWatcher();
+        awaitNodes(nodesTopic, Map.of("node-a", List.of(NodeRecord.PRESENT), "node-b", List.of(NodeRecord.PRESENT)));
+
+        client.nodes().withName("node-b").delete();
+        awaitNodes(nodesTopic, Map.of("node-a", List.of(NodeRecord.PRESENT),
+                "node-b", List.of(NodeRecord.PRESENT, NodeRecord.DELETED)));
+        applyNode("node-b", "ecs.ebmgn7ex");
+        awaitNodes(nodesTopic, Map.of("node-a", List.of(NodeRecord.PRESENT),
+                "node-b", List.of(NodeRecord.PRESENT, NodeRecord.DELETED, NodeRecord.PRESENT)));
+
+        first.close();
+        client.nodes().withName("node-a").delete();
+        startWatcher();
+        awaitNodes(nodesTopic, Map.of("node-a", List.of(NodeRecord.PRESENT, NodeRecord.DELETED),
+                "node-b", List.of(NodeRecord.PRESENT, NodeRecord.DELETED, NodeRecord.PRESENT)));
+    }
+
+    /** Waits until the nodes topic holds exactly these states per node, in order; checks key, timestamp, header. */
+    private void awaitNodes(String topic, Map<String, List<String>> expected) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).untilAsserted(() -> {
+            Map<String, List<String>> states = new HashMap<>();
+            for (ConsumerRecord<String, byte[]> r : TopicContent.readAll(bootstrap, topic)) {
+                NodeRecord node = RecordParser.NODE.parse(r.value(), r.timestamp()).value();
+                assertThat(node).isNotNull();
+                assertThat(r.key()).isEqualTo(node.node());
+                assertThat(r.timestamp()).isEqualTo(node.at());
+                assertThat(PublishedJobs.ours(r)).isTrue();
+                states.computeIfAbsent(node.node(), n -> new ArrayList<>()).add(node.state());
+            }
+            assertThat(states).isEqualTo(expected);
+        });
     }
 
     private void publishDevices(PodDeviceMap map) {
