@@ -5,23 +5,27 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Each node's clock offset against the other nodes, in event time, and the correction its samples get.
+ * Each node's clock offset, in event time, and the correction its samples get.
  *
  * <p>Every judgement of the stream app runs in event time, and event time is each collector's own clock: one node
  * ahead by 30 s pushes time ahead for everyone (its peers look silent, a job's stall shows 30 s late), one behind puts
- * its traffic in its peers' past (a straggler). Samples of healthy nodes arrive within a second or two of one another,
- * so a node's offset is what its samples' times say against the other nodes': each sample's {@code ts} minus the
- * median of the other nodes' latest sample times (as corrected), the median of the node's last {@value #WINDOW} such
- * differences. A node off by more than the bound is judged in corrected time ({@code ts − offset}) while it stays off
- * by more than half the bound; off by more than the limit (the contract's 5 minutes) it keeps its own times, as a
- * clock that far off is more likely a replay or a unit mistake than a drifting clock.
+ * its traffic in its peers' past (a straggler). A node off by more than the bound is judged in corrected time
+ * ({@code ts − offset}) while it stays off by more than half the bound; off by more than the limit (the contract's 5
+ * minutes) it keeps its own times, as a clock that far off is more likely a replay or a unit mistake than a drifting
+ * clock.
+ *
+ * <p>Two references. The other nodes of the partition: each sample's {@code ts} minus the median of the other nodes'
+ * latest sample times (as corrected), the median of the node's last {@value #WINDOW} such differences. And, live, the
+ * app's own wall clock ({@link WallClockReference}, shared by the instance's tasks), which a partition of one or two
+ * nodes needs: there the peers cannot outvote the node that is off. How the two combine: {@link #wallOffset}.
  *
  * <p>Guards: the other nodes are those heard from in the last {@value #FRESH_MS} ms of wall time (a silent node is no
- * reference); a node's offset changes only while its recent differences agree within {@value #STEADY_SPREAD_MS} ms
- * (a backlog flushed at once, or a clock being stepped, gives differences that do not, and keeps the last offset); and
- * the cluster's time is that of its majority: when, after a change, more than half the nodes carry a correction (the
- * first node heard from, which everyone was compared with at the start, was the wrong one), every correction moves by
- * their median. With two nodes there is no majority: the first heard from sets the time.
+ * reference); a node's offset changes only while its recent differences (and ages) agree within
+ * {@value #STEADY_SPREAD_MS} ms (a backlog flushed at once, or a clock being stepped, gives figures that do not, and
+ * keeps the last offset). Without a wall clock to trust (a replay, or an app whose clock is behind every node's), the
+ * cluster's time is that of its majority: when, after a change, more than half the nodes carry a correction (the first
+ * node heard from, which everyone was compared with at the start, was the wrong one), every correction moves by their
+ * median; with two nodes there is no majority, and the first heard from sets the time.
  *
  * <p>Not thread-safe: one per stream task (the nodes of its partitions), and one per replay.
  */

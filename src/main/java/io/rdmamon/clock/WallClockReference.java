@@ -34,7 +34,7 @@ public final class WallClockReference {
 
     private final long boundMs;
     /** Each node's median age of its recent samples, and when it was last heard from. */
-    private final Map<String, long[]> ages = new ConcurrentHashMap<>();
+    private final Map<String, Heard> ages = new ConcurrentHashMap<>();
     private volatile long computedAt = Long.MIN_VALUE;
     private volatile long base;
     private volatile long lowerMedianAge = Long.MAX_VALUE;
@@ -46,7 +46,15 @@ public final class WallClockReference {
 
     /** The node's median age (ms, wall clock − ts) of its recent samples, at wall time {@code now}. */
     void update(String node, long medianAge, long now) {
-        ages.put(node, new long[] {medianAge, now});
+        Heard heard = ages.computeIfAbsent(node, n -> new Heard());
+        heard.medianAge = medianAge;
+        heard.at = now;
+    }
+
+    /** A node's figures, written by the one task that reads its partition, read by any. */
+    private static final class Heard {
+        volatile long medianAge;
+        volatile long at;
     }
 
     /**
@@ -72,15 +80,28 @@ public final class WallClockReference {
         return lowerMedianAge;
     }
 
-    private synchronized void recompute(long now) {
-        if (computedAt != Long.MIN_VALUE && now - computedAt < RECOMPUTE_MS && now >= computedAt) {
+    private void recompute(long now) {
+        if (!stale(now)) {
             return;
         }
+        synchronized (this) {
+            if (stale(now)) {
+                compute(now);
+            }
+        }
+    }
+
+    private boolean stale(long now) {
+        long at = computedAt;
+        return at == Long.MIN_VALUE || now - at >= RECOMPUTE_MS || now < at;
+    }
+
+    private void compute(long now) {
         long[] fresh = new long[ages.size()];
         int n = 0;
-        for (long[] a : ages.values()) {
-            if (now - a[1] <= FRESH_MS && n < fresh.length) {
-                fresh[n++] = a[0];
+        for (Heard heard : ages.values()) {
+            if (now - heard.at <= FRESH_MS && n < fresh.length) {
+                fresh[n++] = heard.medianAge;
             }
         }
         Arrays.sort(fresh, 0, n);

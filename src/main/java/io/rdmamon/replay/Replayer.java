@@ -44,7 +44,9 @@ import java.util.function.Consumer;
  * own timestamp; before it, the driver's wall clock is moved up to that timestamp in steps of at most
  * {@link #WALL_CLOCK_STEP} so wall-clock punctuators (collector silence) fire as they would live. A sample of a node
  * whose clock is off moves it only as far as its time corrected by the node's offset ({@link ClockOffsets}, with the
- * stream app's defaults): live, the wall clock is the app's, and one node ahead does not move it.
+ * stream app's defaults, comparing the nodes with each other: the first records are read, and the nodes' clocks judged
+ * by their majority, before the wall clock starts): live, the wall clock is the app's, and one node ahead does not
+ * move it.
  *
  * <p>Order: {@link Order#ARRIVAL} keeps each file's line order (the recorded arrival order, late samples included)
  * and interleaves the files by timestamp; {@link Order#TIME} sorts everything by timestamp (for dumps concatenated
