@@ -36,16 +36,18 @@ public final class ClockCorrection implements Processor<String, NodeInput, Strin
     private final long limitMs;
     private final Counter corrected;
     private final Map<String, AtomicLong> offsets;
+    private final WallClockReference wall;
     private final MeterRegistry registry;
     private ClockOffsets clocks;
     private ProcessorContext<String, NodeInput> context;
 
     private ClockCorrection(long boundMs, long limitMs, Counter corrected, Map<String, AtomicLong> offsets,
-                            MeterRegistry registry) {
+                            WallClockReference wall, MeterRegistry registry) {
         this.boundMs = boundMs;
         this.limitMs = limitMs;
         this.corrected = corrected;
         this.offsets = offsets;
+        this.wall = wall;
         this.registry = registry;
     }
 
@@ -64,13 +66,15 @@ public final class ClockCorrection implements Processor<String, NodeInput, Strin
                         m -> m.values().stream().filter(o -> Math.abs(o.get()) > boundMs).count())
                 .description("Nodes whose clock is now off by more than streams.clock.skew.max.ms from the others'")
                 .register(registry);
-        return () -> new ClockCorrection(boundMs, limitMs, corrected, offsets, registry);
+        // the app's wall clock, a reference across the instance's tasks: a partition may hold one or two nodes
+        WallClockReference wall = new WallClockReference(boundMs);
+        return () -> new ClockCorrection(boundMs, limitMs, corrected, offsets, wall, registry);
     }
 
     @Override
     public void init(ProcessorContext<String, NodeInput> context) {
         this.context = context;
-        this.clocks = new ClockOffsets(boundMs, limitMs, this::report);
+        this.clocks = new ClockOffsets(boundMs, limitMs, wall, this::report);
     }
 
     @Override
@@ -82,6 +86,7 @@ public final class ClockCorrection implements Processor<String, NodeInput, Strin
         }
         String node = in.port() != null ? in.port().node() : in.host().node();
         long ts = in.port() != null ? in.port().ts() : in.host().ts();
+        // the app's wall clock; in a replay the replay's own, so a replay stays deterministic
         long correction = clocks.observe(node, ts, context.currentSystemTimeMs());
         AtomicLong shown = offsets.get(node);
         if (shown != null) {
@@ -103,13 +108,14 @@ public final class ClockCorrection implements Processor<String, NodeInput, Strin
     private void report(String node, ClockOffsets.State before, ClockOffsets.State after, long offset, int peers) {
         String off = String.format("%.1f s %s", Math.abs(offset) / 1000.0, offset > 0 ? "ahead of" : "behind");
         switch (after) {
-            case CORRECTED -> log.warn("clock of node {} is {} the other {} nodes' (more than {} ms, "
-                    + "streams.clock.skew.max.ms): its samples are judged in corrected time", node, off, peers,
-                    boundMs);
-            case BEYOND_LIMIT -> log.warn("clock of node {} is {} the other {} nodes', beyond the contract's {} ms: "
-                    + "its samples are judged by their own times, uncorrected", node, off, peers, limitMs);
-            case IN_STEP -> log.info("clock of node {} is back in step with the other {} nodes' ({}); was {}", node,
-                    peers, off, before);
+            case CORRECTED -> log.warn("clock of node {} is {} the cluster's (this app's clock and {} other nodes "
+                    + "of its partition; more than {} ms, streams.clock.skew.max.ms): its samples are judged in "
+                    + "corrected time", node, off, peers, boundMs);
+            case BEYOND_LIMIT -> log.warn("clock of node {} is {} the cluster's (this app's clock and {} other nodes "
+                    + "of its partition), beyond the contract's {} ms: its samples are judged by their own times, "
+                    + "uncorrected", node, off, peers, limitMs);
+            case IN_STEP -> log.info("clock of node {} is back in step with the cluster's ({}); was {}", node, off,
+                    before);
         }
         offsets.computeIfAbsent(node, n -> {
             AtomicLong value = new AtomicLong();

@@ -5,23 +5,27 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Each node's clock offset against the other nodes, in event time, and the correction its samples get.
+ * Each node's clock offset, in event time, and the correction its samples get.
  *
  * <p>Every judgement of the stream app runs in event time, and event time is each collector's own clock: one node
  * ahead by 30 s pushes time ahead for everyone (its peers look silent, a job's stall shows 30 s late), one behind puts
- * its traffic in its peers' past (a straggler). Samples of healthy nodes arrive within a second or two of one another,
- * so a node's offset is what its samples' times say against the other nodes': each sample's {@code ts} minus the
- * median of the other nodes' latest sample times (as corrected), the median of the node's last {@value #WINDOW} such
- * differences. A node off by more than the bound is judged in corrected time ({@code ts − offset}) while it stays off
- * by more than half the bound; off by more than the limit (the contract's 5 minutes) it keeps its own times, as a
- * clock that far off is more likely a replay or a unit mistake than a drifting clock.
+ * its traffic in its peers' past (a straggler). A node off by more than the bound is judged in corrected time
+ * ({@code ts − offset}) while it stays off by more than half the bound; off by more than the limit (the contract's 5
+ * minutes) it keeps its own times, as a clock that far off is more likely a replay or a unit mistake than a drifting
+ * clock.
+ *
+ * <p>Two references. The other nodes of the partition: each sample's {@code ts} minus the median of the other nodes'
+ * latest sample times (as corrected), the median of the node's last {@value #WINDOW} such differences. And, live, the
+ * app's own wall clock ({@link WallClockReference}, shared by the instance's tasks), which a partition of one or two
+ * nodes needs: there the peers cannot outvote the node that is off. How the two combine: {@link #wallOffset}.
  *
  * <p>Guards: the other nodes are those heard from in the last {@value #FRESH_MS} ms of wall time (a silent node is no
- * reference); a node's offset changes only while its recent differences agree within {@value #STEADY_SPREAD_MS} ms
- * (a backlog flushed at once, or a clock being stepped, gives differences that do not, and keeps the last offset); and
- * the cluster's time is that of its majority: when, after a change, more than half the nodes carry a correction (the
- * first node heard from, which everyone was compared with at the start, was the wrong one), every correction moves by
- * their median. With two nodes there is no majority: the first heard from sets the time.
+ * reference); a node's offset changes only while its recent differences (and ages) agree within
+ * {@value #STEADY_SPREAD_MS} ms (a backlog flushed at once, or a clock being stepped, gives figures that do not, and
+ * keeps the last offset). Without a wall clock to trust (a replay, or an app whose clock is behind every node's), the
+ * cluster's time is that of its majority: when, after a change, more than half the nodes carry a correction (the first
+ * node heard from, which everyone was compared with at the start, was the wrong one), every correction moves by their
+ * median; with two nodes there is no majority, and the first heard from sets the time.
  *
  * <p>Not thread-safe: one per stream task (the nodes of its partitions), and one per replay.
  */
@@ -50,8 +54,16 @@ public final class ClockOffsets {
         void changed(String node, State before, State after, long offsetMs, int peers);
     }
 
+    /** Samples of a node that arrive old before it may be judged behind against the wall clock (not a late one). */
+    static final int MIN_BEHIND_SAMPLES = 3;
+    /** A node alone in its partition is judged behind the others only after its samples' age held this long. */
+    static final long LONE_STEADY_MS = 20_000;
+    /** How much a node's age may wander and still count as held ({@link #LONE_STEADY_MS}). */
+    static final long LONE_DRIFT_MS = 1_000;
+
     private final long boundMs;
     private final long limitMs;
+    private final WallClockReference wall;
     private final Listener listener;
     private final Map<String, NodeClock> nodes = new HashMap<>();
     private long[] scratch = new long[16];
@@ -65,8 +77,18 @@ public final class ClockOffsets {
      * @param limitMs an offset beyond this is left alone ({@code streams.contract.max.future.ms})
      */
     public ClockOffsets(long boundMs, long limitMs, Listener listener) {
+        this(boundMs, limitMs, null, listener);
+    }
+
+    /**
+     * @param wall the app's wall clock as a reference across partitions ({@link WallClockReference}, shared by the
+     *             instance's tasks), or null to compare nodes with their partition peers only (a replay, whose wall
+     *             clock is made of the samples' own times)
+     */
+    public ClockOffsets(long boundMs, long limitMs, WallClockReference wall, Listener listener) {
         this.boundMs = boundMs;
         this.limitMs = limitMs;
+        this.wall = wall;
         this.listener = listener;
     }
 
@@ -76,6 +98,17 @@ public final class ClockOffsets {
         final long[] differences = new long[WINDOW];
         int count;
         int next;
+        /** Its samples' ages on arrival (wall clock − ts), with a wall reference. */
+        final long[] ages = new long[WINDOW];
+        int ageCount;
+        int ageNext;
+        long minAge;
+        long medianAge;
+        /** The age it has held since {@link #heldSince} (within {@link #LONE_DRIFT_MS}). */
+        long heldAge;
+        long heldSince = Long.MIN_VALUE;
+        /** At its last sample: fresh and not from the future, so a partition peer may be measured against it. */
+        boolean anchored;
         /** The node's latest sample time, as it sent it. */
         long latestTs = Long.MIN_VALUE;
         long arrivedAt;
@@ -98,6 +131,12 @@ public final class ClockOffsets {
             count = Math.min(count + 1, WINDOW);
         }
 
+        void addAge(long age) {
+            ages[ageNext] = age;
+            ageNext = (ageNext + 1) % WINDOW;
+            ageCount = Math.min(ageCount + 1, WINDOW);
+        }
+
         void shiftDifferences(long ms) {
             for (int i = 0; i < count; i++) {
                 differences[i] -= ms;
@@ -114,7 +153,13 @@ public final class ClockOffsets {
         int peers = reference(clock, now);
         if (peers > 0) {
             clock.add(ts - referenceMs);
-            judge(clock, now, peers);
+        }
+        if (wall != null) {
+            clock.addAge(now - ts);
+        }
+        Long offset = wall == null ? peerOffset(clock, peers, 1) : wallOffset(clock, now, peers);
+        if (offset != null) {
+            judge(clock, offset, now, peers);
         }
         clock.latestTs = Math.max(clock.latestTs, ts);
         clock.arrivedAt = now;
@@ -169,13 +214,86 @@ public final class ClockOffsets {
         return n;
     }
 
-    private void judge(NodeClock clock, long now, int peers) {
+    /**
+     * The median of the node's last differences against its partition peers' times, when it has at least
+     * {@code minPeers} of them and its differences agree; null otherwise.
+     */
+    private Long peerOffset(NodeClock clock, int peers, int minPeers) {
+        if (peers < minPeers || clock.count == 0) {
+            return null;
+        }
         long[] recent = Arrays.copyOf(clock.differences, clock.count);
         Arrays.sort(recent);
-        if (recent[recent.length - 1] - recent[0] > STEADY_SPREAD_MS) {
-            return;
+        return recent[recent.length - 1] - recent[0] > STEADY_SPREAD_MS ? null : median(recent, recent.length);
+    }
+
+    /**
+     * The node's offset with the app's wall clock as the reference across partitions ({@link WallClockReference}),
+     * its partition peers where they are a majority; null when nothing sound can be said yet. In order:
+     * <ol>
+     *   <li>samples from the future: ahead, by their lead (or the peers' figure if they agree);
+     *   <li>samples that arrive fresh, and not from the future: in step, whatever the peers say (they may be the ones
+     *       off; a node ahead by just as much as its partition is read late is missed until that lag is gone);
+     *   <li>samples that arrive old, and two or more peers: their figure (the whole partition read late: in step;
+     *       the others fresh: behind);
+     *   <li>one peer, itself in step with the wall clock: behind by the difference of their ages (one log: the
+     *       partition's lag is the same for both);
+     *   <li>alone (or with a peer not in step): behind by its age less the usual age of the instance's nodes, once its
+     *       age has held for {@value #LONE_STEADY_MS} ms while most nodes arrive fresh (a partition catching up
+     *       after a restart is read faster than the time passes: its age falls, and never holds).
+     * </ol>
+     * While the wall clock is no reference (every node ahead of it), only a majority of peers counts.
+     */
+    private Long wallOffset(NodeClock clock, long now, int peers) {
+        long[] ages = Arrays.copyOf(clock.ages, clock.ageCount);
+        Arrays.sort(ages);
+        clock.anchored = false;
+        if (ages[ages.length - 1] - ages[0] > STEADY_SPREAD_MS) {
+            return null;
         }
-        long offset = median(recent, recent.length);
+        clock.minAge = ages[0];
+        clock.medianAge = median(ages, ages.length);
+        if (clock.heldSince == Long.MIN_VALUE || Math.abs(clock.medianAge - clock.heldAge) > LONE_DRIFT_MS) {
+            clock.heldAge = clock.medianAge;
+            clock.heldSince = now;
+        }
+        wall.update(clock.node, clock.medianAge, now);
+        Long peer = peerOffset(clock, peers, 2);
+        if (!wall.trusted(now)) {
+            return peer;
+        }
+        long lead = -clock.medianAge - wall.base(now);
+        clock.anchored = clock.minAge <= boundMs && lead <= boundMs;
+        if (lead > boundMs) {
+            return peer != null && peer > boundMs ? peer : lead;
+        }
+        if (clock.anchored) {
+            return 0L;
+        }
+        if (peer != null) {
+            return peer;
+        }
+        if (ages.length < MIN_BEHIND_SAMPLES) {
+            return null;
+        }
+        NodeClock partner = peers == 1 ? freshPeer(clock, now) : null;
+        if (partner != null && partner.anchored) {
+            return partner.medianAge - clock.medianAge;
+        }
+        long usual = wall.lowerMedianAge(now);
+        return now - clock.heldSince >= LONE_STEADY_MS && usual <= boundMs ? usual - clock.medianAge : null;
+    }
+
+    private NodeClock freshPeer(NodeClock self, long now) {
+        for (NodeClock other : nodes.values()) {
+            if (other != self && other.latestTs != Long.MIN_VALUE && now - other.arrivedAt <= FRESH_MS) {
+                return other;
+            }
+        }
+        return null;
+    }
+
+    private void judge(NodeClock clock, long offset, long now, int peers) {
         clock.offsetMs = offset;
         long size = Math.abs(offset);
         State state;
@@ -194,7 +312,8 @@ public final class ClockOffsets {
         }
         if (correction != clock.correctionMs) {
             clock.correctionMs = correction;
-            if (followMajority(now)) {
+            // with the wall clock as reference a healthy node is not judged behind: no minority sets the time
+            if ((wall == null || !wall.trusted(now)) && followMajority(now)) {
                 return;
             }
         }

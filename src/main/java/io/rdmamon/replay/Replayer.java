@@ -25,7 +25,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -42,7 +44,9 @@ import java.util.function.Consumer;
  * own timestamp; before it, the driver's wall clock is moved up to that timestamp in steps of at most
  * {@link #WALL_CLOCK_STEP} so wall-clock punctuators (collector silence) fire as they would live. A sample of a node
  * whose clock is off moves it only as far as its time corrected by the node's offset ({@link ClockOffsets}, with the
- * stream app's defaults): live, the wall clock is the app's, and one node ahead does not move it.
+ * stream app's defaults, comparing the nodes with each other: the first records are read, and the nodes' clocks judged
+ * by their majority, before the wall clock starts): live, the wall clock is the app's, and one node ahead does not
+ * move it.
  *
  * <p>Order: {@link Order#ARRIVAL} keeps each file's line order (the recorded arrival order, late samples included)
  * and interleaves the files by timestamp; {@link Order#TIME} sorts everything by timestamp (for dumps concatenated
@@ -53,6 +57,8 @@ public final class Replayer {
     /** Wall-clock punctuators fire at most once per advance: move in steps no longer than their period. */
     public static final Duration WALL_CLOCK_STEP = Duration.ofSeconds(1);
     private static final int DRAIN_EVERY = 256;
+    /** Records read before the replay's wall clock starts, to judge the nodes' clocks by their majority. */
+    private static final int HEAD = 256;
 
     public enum Order { ARRIVAL, TIME }
 
@@ -109,10 +115,13 @@ public final class Replayer {
     }
 
     private Summary drive(RecordStream stream, ClockOffsets clocks, Path stateDir, Consumer<Output> sink) {
-        ReplayRecord first = stream.next();
-        if (first == null) {
+        Deque<ReplayRecord> head = judgeClocks(stream, clocks);
+        if (head.isEmpty()) {
             return new Summary(0, 0, Map.of(), null, null);
         }
+        ReplayRecord first = head.peekFirst();
+        long start = first.timestamp() - clocks.correction(node(first));
+        int fromHead = head.size();
         Properties props = new Properties();
         props.putAll(streamsConfig);
         props.putIfAbsent(StreamsConfig.APPLICATION_ID_CONFIG, "rdmamon-replay");
@@ -122,15 +131,15 @@ public final class Replayer {
         Map<String, Long> outputs = new TreeMap<>();
         long count = 0;
         long last = first.timestamp();
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props,
-                Instant.ofEpochMilli(first.timestamp()))) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props, Instant.ofEpochMilli(start))) {
             Map<InputKind, TestInputTopic<String, String>> inputs = new EnumMap<>(InputKind.class);
             Map<String, TestOutputTopic<String, String>> outputTopics = new LinkedHashMap<>();
             topics.outputs().forEach(t -> outputTopics.put(t,
                     driver.createOutputTopic(t, new StringDeserializer(), new StringDeserializer())));
             Set<InputKind> warned = new HashSet<>();
-            long wallClock = first.timestamp();
-            for (ReplayRecord record = first; record != null; record = stream.next()) {
+            long wallClock = start;
+            long index = 0;
+            for (ReplayRecord record = next(head, stream); record != null; record = next(head, stream), index++) {
                 String topic = topics.input(record.kind());
                 if (!sourceTopics.contains(topic)) {
                     if (warned.add(record.kind())) {
@@ -138,7 +147,9 @@ public final class Replayer {
                     }
                     continue;
                 }
-                wallClock = advanceWallClock(driver, wallClock, wallClockTarget(clocks, record, wallClock));
+                wallClock = advanceWallClock(driver, wallClock, index < fromHead
+                        ? record.timestamp() - clocks.correction(node(record))
+                        : wallClockTarget(clocks, record, wallClock));
                 inputs.computeIfAbsent(record.kind(), k -> driver.createInputTopic(topic, new StringSerializer(),
                         new StringSerializer())).pipeInput(record.key(), record.value(), record.timestamp());
                 count++;
@@ -150,6 +161,26 @@ public final class Replayer {
             drain(driver, outputTopics, outputs, sink);
         }
         return new Summary(count, 0, outputs, first.timestamp(), last);
+    }
+
+    /**
+     * The first {@value #HEAD} records, each sample's node's clock judged on the way ({@code clocks}, with the wall
+     * clock where it would be): before the replay's wall clock starts, the nodes' majority has said whose clock is
+     * off, so a node off that comes first does not set it. The head is then replayed with the clocks as judged.
+     */
+    private static Deque<ReplayRecord> judgeClocks(RecordStream stream, ClockOffsets clocks) {
+        Deque<ReplayRecord> head = new ArrayDeque<>();
+        long wallClock = 0;
+        for (ReplayRecord r; head.size() < HEAD && (r = stream.next()) != null; ) {
+            wallClock = head.isEmpty() ? r.timestamp() : wallClock;
+            head.add(r);
+            wallClock = Math.max(wallClock, wallClockTarget(clocks, r, wallClock));
+        }
+        return head;
+    }
+
+    private static ReplayRecord next(Deque<ReplayRecord> head, RecordStream stream) {
+        return head.isEmpty() ? stream.next() : head.pollFirst();
     }
 
     /** The record's time, a sample's as corrected for its node's clock: where the app's wall clock would be. */

@@ -145,4 +145,100 @@ class ClockOffsetsTest {
         assertThat(corrections.get("n3")).isZero();
         assertThat(changes).containsExactly("n3 CORRECTED", "n3 IN_STEP");
     }
+
+    /**
+     * A cluster whose nodes sit in partitions of one or two (tasks of one instance, sharing the app's wall clock):
+     * each node samples once a second at its own phase, each sample arriving 200 ms (plus its partition's lag) after
+     * the true time.
+     */
+    private static final class Instance {
+        final WallClockReference wall = new WallClockReference(BOUND);
+        final Map<String, ClockOffsets> taskOf = new LinkedHashMap<>();
+        final Map<String, Long> offsets = new LinkedHashMap<>();
+        final Map<String, Long> lagOf = new LinkedHashMap<>();
+        final List<String> changes = new ArrayList<>();
+        final Map<String, Long> corrections = new LinkedHashMap<>();
+
+        /** One partition (task) holding {@code nodes}, each with its clock offset. */
+        Instance partition(long lagMs, Object... nodesAndOffsets) {
+            ClockOffsets task = new ClockOffsets(BOUND, LIMIT, wall,
+                    (node, before, after, offset, peers) -> changes.add(node + " " + after));
+            for (int i = 0; i < nodesAndOffsets.length; i += 2) {
+                String node = (String) nodesAndOffsets[i];
+                taskOf.put(node, task);
+                offsets.put(node, ((Number) nodesAndOffsets[i + 1]).longValue());
+                lagOf.put(node, lagMs);
+            }
+            return this;
+        }
+
+        void run(int from, int seconds) {
+            for (int s = from; s < from + seconds; s++) {
+                int phase = 0;
+                for (String node : taskOf.keySet()) {
+                    long trueTime = START + s * 1_000L + phase;
+                    corrections.put(node, taskOf.get(node).observe(node, trueTime + offsets.get(node),
+                            trueTime + 200 + lagOf.get(node)));
+                    phase = (phase + 137) % 1_000;
+                }
+            }
+        }
+
+        ClockOffsets.State state(String node) {
+            return taskOf.get(node).state(node);
+        }
+    }
+
+    @Test
+    void shouldCorrectOnlyTheNodeOffInAPartitionOfTwoWhicheverIsHeardFirst() {
+        for (long offset : new long[] {30_000, -30_000, 5_000, -5_000}) {
+            for (boolean skewedFirst : new boolean[] {true, false}) {
+                Instance instance = skewedFirst ? new Instance().partition(0, "bad", offset, "good", 0)
+                        : new Instance().partition(0, "good", 0, "bad", offset);
+                String what = "bad off by " + offset + (skewedFirst ? ", heard first" : "");
+                for (int s = 0; s < 40; s += 5) {
+                    instance.run(s, 5);
+                    assertThat(instance.corrections.get("good")).as(what + ", good at %d s", s).isZero();
+                }
+                assertThat(instance.corrections.get("bad")).as(what).isCloseTo(offset, within(1_000L));
+                assertThat(instance.changes).as(what).containsExactly("bad CORRECTED");
+            }
+        }
+    }
+
+    @Test
+    void shouldCorrectANodeAloneInItsPartitionAgainstTheAppsClock() {
+        for (long offset : new long[] {30_000, -30_000, 5_000, -5_000}) {
+            Instance instance = new Instance().partition(0, "bad", offset).partition(0, "n2", 0)
+                    .partition(0, "n3", 0, "n4", 0);
+            instance.run(0, 60);
+            assertThat(instance.corrections.get("bad")).as("off by " + offset).isCloseTo(offset, within(1_000L));
+            assertThat(instance.changes).as("off by " + offset).containsExactly("bad CORRECTED");
+        }
+    }
+
+    @Test
+    void shouldNotTakeAPartitionReadLateForClocksBehind() {
+        // after a restart, two partitions are read 60 s late and catch up at 1.1 times the pace of time (slow enough
+        // that a node's last ages agree): their ages fall from 60 s to none, and never hold
+        Instance instance = new Instance().partition(0, "n1", 0).partition(0, "n2", 0, "n3", 0)
+                .partition(60_000, "a", 0, "b", 0).partition(60_000, "c", 0);
+        for (int s = 0; s < 660; s++) {
+            long lag = Math.max(0, 60_000 - s * 100L);
+            instance.lagOf.put("a", lag);
+            instance.lagOf.put("b", lag);
+            instance.lagOf.put("c", lag);
+            instance.run(s, 1);
+        }
+        assertThat(instance.changes).isEmpty();
+        assertThat(instance.corrections).allSatisfy((node, c) -> assertThat(c).as(node).isZero());
+    }
+
+    @Test
+    void shouldNotNameEveryNodeWhenTheAppsOwnClockIsBehind() {
+        // every node's samples come from the app's future: the app's clock is the one off
+        Instance instance = new Instance().partition(0, "n1", 30_000, "n2", 30_000).partition(0, "n3", 30_000);
+        instance.run(0, 40);
+        assertThat(instance.changes).isEmpty();
+    }
 }

@@ -2,11 +2,13 @@ package io.rdmamon.testing;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JsonSerde;
 import io.rdmamon.model.LinkHealth;
 import io.rdmamon.model.NodeRecord;
+import io.rdmamon.model.PortSample;
 import io.rdmamon.streams.RdmamonTopology;
 import io.rdmamon.streams.StreamsAppConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -92,18 +94,37 @@ public final class TopologyHarness implements AutoCloseable {
     public TopologyHarness feed(List<TrainingTraffic.Event> events, long lateByMs, IntToLongFunction recordTimestamp) {
         for (int i = 0; i < events.size(); i++) {
             TrainingTraffic.Event e = events.get(i);
-            long timestamp = recordTimestamp.applyAsLong(i);
             advanceTo(e.ts() + lateByMs);
-            if (e.port() != null) {
-                portSamples.pipeInput(e.port().key(), Json.toBytes(e.port()), timestamp);
-            } else if (e.host() != null) {
-                hostSamples.pipeInput(e.host().key(), Json.toBytes(e.host()), timestamp);
-            } else {
-                jobs.pipeInput(e.job().uid(), Json.toBytes(e.job()), timestamp);
-            }
+            pipe(e.port(), e.host(), e, recordTimestamp.applyAsLong(i));
         }
         drain();
         return this;
+    }
+
+    /**
+     * As {@link #feed(List)} with the wall clock at the true time, but each node's samples stamped by its own clock,
+     * off by {@code clockOffsets} (ms, by node; the record timestamp too, as a collector stamps it).
+     */
+    public TopologyHarness feedWithClocks(List<TrainingTraffic.Event> events, Map<String, Long> clockOffsets) {
+        for (TrainingTraffic.Event e : events) {
+            advanceTo(e.ts());
+            String node = e.port() != null ? e.port().node() : e.host() != null ? e.host().node() : null;
+            long offset = node == null ? 0 : clockOffsets.getOrDefault(node, 0L);
+            pipe(e.port() == null ? null : e.port().withTs(e.port().ts() + offset),
+                    e.host() == null ? null : e.host().withTs(e.host().ts() + offset), e, e.ts() + offset);
+        }
+        drain();
+        return this;
+    }
+
+    private void pipe(PortSample port, HostIfaceSample host, TrainingTraffic.Event e, long timestamp) {
+        if (port != null) {
+            portSamples.pipeInput(port.key(), Json.toBytes(port), timestamp);
+        } else if (host != null) {
+            hostSamples.pipeInput(host.key(), Json.toBytes(host), timestamp);
+        } else {
+            jobs.pipeInput(e.job().uid(), Json.toBytes(e.job()), timestamp);
+        }
     }
 
     /** Raw bytes onto an input topic: for poison records. */
