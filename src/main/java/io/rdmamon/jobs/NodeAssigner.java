@@ -56,6 +56,8 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     private final Counter rejudged;
     private final String jobSide;
     private final UnheldSamples unheld;
+    /** streams.jobs.late.grace.ms 0: none kept (late holds re-judge nothing). */
+    private final boolean keepsUnheld;
     /**
      * Per device and node key, the newest sample time judged here: a job's hold that starts before it came too late
      * for those samples. In memory: after a restart, late holds go unnoticed until the first sample of the key.
@@ -71,6 +73,7 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         this.lateAssignments = lateAssignments;
         this.rejudged = rejudged;
         this.unheld = new UnheldSamples(lateGraceMs, UNHELD_CAPACITY);
+        this.keepsUnheld = lateGraceMs > 0;
     }
 
     /**
@@ -138,7 +141,7 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
             judged(socketKey, record.timestamp());
             socket = at(socketKey, record.timestamp());
         }
-        if (assignment.isEmpty()) {
+        if (assignment.isEmpty() && keepsUnheld) {
             // the socket's hold is a job's like the node's: kept for it only where the node's is missing too
             unheld.add(node, record, context.currentSystemTimeMs(), socketKey == null || !socket.isEmpty()
                     ? new String[]{key} : new String[]{key, socketKey});
