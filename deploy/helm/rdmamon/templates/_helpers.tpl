@@ -1,14 +1,3 @@
-{{- define "rdmamon.kafkaSecretEnv" -}}
-- name: RDMAMON_KAFKA_SASL_JAAS_CONFIG
-  valueFrom:
-    secretKeyRef: {name: {{ .Values.kafka.secretName }}, key: sasl.jaas.config, optional: true}
-- name: RDMAMON_KAFKA_SSL_TRUSTSTORE_TYPE
-  valueFrom:
-    secretKeyRef: {name: {{ .Values.kafka.secretName }}, key: ssl.truststore.type, optional: true}
-- name: RDMAMON_KAFKA_SSL_TRUSTSTORE_CERTIFICATES
-  valueFrom:
-    secretKeyRef: {name: {{ .Values.kafka.secretName }}, key: ssl.truststore.certificates, optional: true}
-{{- end }}
 {{- define "rdmamon.influxSecretEnv" -}}
 - name: RDMAMON_INFLUX_USERNAME
   valueFrom:

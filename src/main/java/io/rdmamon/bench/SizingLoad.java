@@ -66,14 +66,20 @@ final class SizingLoad implements AutoCloseable {
     /** The cluster, its jobs Running from {@code startMs} and training from 5 s later. */
     static SizingLoad create(int nodes, int devices, int nodesPerJob, long startMs, SizingTopics topics,
                              String bootstrapServers) {
-        return create(nodes, devices, nodesPerJob, startMs, null, topics, bootstrapServers);
+        return create(nodes, 0, devices, nodesPerJob, startMs, null, topics, bootstrapServers);
     }
 
     /** {@link #create}, every job's collectives hanging from {@code hangAtMs} on (null: never). */
     static SizingLoad create(int nodes, int devices, int nodesPerJob, long startMs, Long hangAtMs, SizingTopics topics,
                              String bootstrapServers) {
+        return create(nodes, 0, devices, nodesPerJob, startMs, hangAtMs, topics, bootstrapServers);
+    }
+
+    /** {@link #create}, with {@code idleNodes} more nodes that no job holds (their samples, no job's). */
+    static SizingLoad create(int nodes, int idleNodes, int devices, int nodesPerJob, long startMs, Long hangAtMs,
+                             SizingTopics topics, String bootstrapServers) {
         List<String> nics = IntStream.range(0, devices).mapToObj(d -> "mlx5_" + d).toList();
-        List<ClusterNode> cluster = IntStream.range(0, nodes).mapToObj(n -> new ClusterNode(
+        List<ClusterNode> cluster = IntStream.range(0, nodes + idleNodes).mapToObj(n -> new ClusterNode(
                         nodeName(n), nics, LINK_BYTES_PER_SEC, (n * 137L) % INTERVAL_MS))
                 .sorted(Comparator.comparingLong(ClusterNode::clockOffsetMs)).toList();
         List<SimulatedJob> jobs = new ArrayList<>();

@@ -52,6 +52,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "250", description = "GPU nodes (default ${DEFAULT-VALUE}).")
     int nodes;
 
+    @Option(names = "--idle-nodes", defaultValue = "0", description = "Nodes more, with no job (default "
+            + "${DEFAULT-VALUE}): their samples are judged without one, as on a partly idle cluster.")
+    int idleNodes;
+
     @Option(names = "--devices", defaultValue = "8", description = "RDMA NICs per node (default ${DEFAULT-VALUE}).")
     int devices;
 
@@ -139,8 +143,8 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 }
                 long now = System.currentTimeMillis() / 1000 * 1000;
                 long samples;
-                try (SizingLoad load = SizingLoad.create(nodes, devices, 8, now - seconds * 1000L, topics,
-                        bootstrap)) {
+                try (SizingLoad load = SizingLoad.create(nodes, idleNodes, devices, 8, now - seconds * 1000L, null,
+                        topics, bootstrap)) {
                     load.sendUntil(now);
                     load.flush();
                 }
@@ -148,8 +152,9 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 samples = KafkaOffsets.endOffsets(admin, sampleTopics).values().stream().mapToLong(Long::longValue)
                         .sum();
                 out.printf("backlog: %,d samples (%,d nodes x %d NICs + 1 host interface, %d s at 1 Hz, jobs of 8 "
-                        + "nodes), %d partitions; %d CPU cores here%n", samples, nodes, devices, seconds, partitions,
-                        Runtime.getRuntime().availableProcessors());
+                        + "nodes%s), %d partitions; %d CPU cores here%n", samples, nodes + idleNodes, devices, seconds,
+                        idleNodes == 0 ? "" : String.format(" on %,d; %,d nodes without a job", nodes, idleNodes),
+                        partitions, Runtime.getRuntime().availableProcessors());
                 out.flush();
 
                 List<List<SideBySide>> byVariant = new ArrayList<>();

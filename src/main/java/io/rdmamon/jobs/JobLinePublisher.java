@@ -22,7 +22,7 @@ final class JobLinePublisher {
     private static final int EXCERPT = 120;
 
     /** What happened: records sent and acknowledged, lines rejected, sends that failed (with the first error). */
-    record Outcome(int published, int rejected, int failed, String firstFailure) {
+    record Outcome(int published, int rejected, int failed, String firstFailure, Exception firstError) {
     }
 
     private JobLinePublisher() {
@@ -33,6 +33,7 @@ final class JobLinePublisher {
         AtomicInteger published = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         AtomicReference<String> firstFailure = new AtomicReference<>();
+        AtomicReference<Exception> firstError = new AtomicReference<>();
         int rejected = 0;
         int number = 0;
         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
@@ -54,12 +55,14 @@ final class JobLinePublisher {
                     published.incrementAndGet();
                 } else {
                     failed.incrementAndGet();
-                    firstFailure.compareAndSet(null, "job " + job.uid() + ": " + e.getMessage());
+                    if (firstError.compareAndSet(null, e)) {
+                        firstFailure.set("job " + job.uid() + ": " + e.getMessage());
+                    }
                 }
             });
         }
         producer.flush();
-        return new Outcome(published.get(), rejected, failed.get(), firstFailure.get());
+        return new Outcome(published.get(), rejected, failed.get(), firstFailure.get(), firstError.get());
     }
 
     private static String excerpt(String text) {

@@ -16,6 +16,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +27,19 @@ import java.util.TreeMap;
  * Tumbling event-time windows of each job's per-port traffic, each emitted once, when complete.
  *
  * <p>A window closes when every port of the job that is still reporting has sent a sample at or past the window's end
- * (plus {@code grace}). Each port's samples stay in order all the way here (one upstream task per port), so that is
- * exact; the task's stream time is not used, because after a restart with a backlog, upstream tasks catch up at
- * different speeds and stream time runs far ahead of the slower ports. A port from which nothing arrived for
- * {@code portTimeout} of wall time (a silent collector, a job that let the device go) is no longer waited for; a
- * sample for an already closed window is counted ({@code rdmamon_streams_late_samples_total}) and left out.
+ * (plus {@code grace}), and every rank the job expects ({@link Holder#expectedRanks()}) has been heard from. Each
+ * port's samples stay in order all the way here (one upstream task per port), so that is exact; the task's stream
+ * time is not used, because after a restart with a backlog, upstream tasks catch up at different speeds and stream
+ * time runs far ahead of the slower ports. A port from which nothing arrived for {@code portTimeout} of wall time (a
+ * silent collector, a job that let the device go) is no longer waited for; a sample for an already closed window is
+ * counted ({@code rdmamon_streams_late_samples_total}) and left out.
+ *
+ * <p>Ranks not heard from yet are waited for too, for {@code portTimeout} of wall time after the job's first sample
+ * here: on a backlog read one partition after another, one partition's nodes can be minutes of event time ahead
+ * before the other's first sample comes, so neither the reporting ports nor event time say that a rank is missing
+ * (issue 34: the first windows had 2 of 4 ranks). Wall time, as for a silent port: a rank that never reports (a dead
+ * node, one without a collector) holds the job's windows back that long once, not for ever; the replay's wall clock
+ * is event time.
  *
  * <p>State: one {@link JobWindows} per job in an {@link ObjectStore}: open windows' per-port sums, each port's newest
  * sample time and the end of the last window emitted. A sample changes it in place; the changelog gets one record
@@ -50,6 +59,8 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
      * every port counts as just heard from.
      */
     private final Map<String, Map<String, Long>> arrivedAt = new HashMap<>();
+    /** uid → the ranks heard from since this processor first heard from the job; in memory, like {@link #arrivedAt}. */
+    private final Map<String, RanksHeard> ranksHeard = new HashMap<>();
     private ProcessorContext<String, JobWindow> context;
     private ObjectStore<JobWindows> jobs;
     private long startedAt;
@@ -118,7 +129,9 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             w = new JobWindows();
         }
         w.newest.merge(port, record.timestamp(), Math::max);
-        arrivedAt.computeIfAbsent(uid, u -> new HashMap<>()).put(port, context.currentSystemTimeMs());
+        long wallNow = context.currentSystemTimeMs();
+        arrivedAt.computeIfAbsent(uid, u -> new HashMap<>()).put(port, wallNow);
+        ranksHeard.computeIfAbsent(uid, u -> new RanksHeard(wallNow)).add(js.holder());
         jobs.put(uid, w);
         if (s.txBytesPerSec() == null && s.rxBytesPerSec() == null) {
             return;
@@ -135,8 +148,10 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
 
     /**
      * A host sample of one of the job's nodes, into its window. It does not hold windows open (only ports do), and one
-     * that comes after its window was emitted is left out. A job with no reporting port keeps none for long: the
-     * completeness check drops what is left of it.
+     * that comes after its window was emitted is left out. One that comes before the job's first port sample is kept
+     * for the rank wait: a node's samples given to the job late reach here host sample first when the node's own hold
+     * came before its devices'. A job with no reporting port keeps none for long: the completeness check drops what is
+     * left of it after that wait.
      */
     private void addHost(Record<String, JobEvent> record) {
         HostIfaceSample h = record.value().host();
@@ -145,12 +160,13 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
         }
         JobWindows w = jobs.get(record.key());
         if (w == null) {
-            return;
+            w = new JobWindows();
         }
         long start = record.timestamp() - Math.floorMod(record.timestamp(), sizeMs);
         if (w.closedUntil != null && start < w.closedUntil) {
             return;
         }
+        ranksHeard.computeIfAbsent(record.key(), u -> new RanksHeard(context.currentSystemTimeMs()));
         TreeMap<String, HostWindow> hosts = w.hosts.computeIfAbsent(start, k -> new TreeMap<>());
         hosts.put(h.key(), hosts.getOrDefault(h.key(), HostWindow.EMPTY).add(h));
         jobs.put(record.key(), w);
@@ -199,8 +215,14 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
                     reached = Math.min(reached, port.getValue());
                 }
             }
+            RanksHeard heard = ranksHeard.get(uid);
+            boolean waiting = heard != null && wallNow - heard.since < portTimeoutMs;
+            if (w.newest.isEmpty() && waiting) {
+                continue; // host samples only, so far: the job's ports may be on their way
+            }
             if (w.newest.isEmpty()) {
                 arrivedAt.remove(uid);
+                ranksHeard.remove(uid);
                 // nothing reports for this job any more: what is left of its windows goes (its node types stay
                 // while it runs: its first samples are still to come, or its ports may report again)
                 if (w.instanceTypes.isEmpty()) {
@@ -212,7 +234,10 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
                 }
                 continue;
             }
-            emitUpTo(uid, w, reached == Long.MAX_VALUE ? reached : reached - graceMs);
+            // a rank still to come may be on its way from a slower partition: nothing closes until it is in
+            if (!waiting || !heard.missing()) {
+                emitUpTo(uid, w, reached == Long.MAX_VALUE ? reached : reached - graceMs);
+            }
             jobs.put(uid, w);
         }
     }
@@ -235,6 +260,31 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
         if (w.closedUntil != null) {
             // host traffic of windows in which no port reported: no record to add it to
             w.hosts.headMap(w.closedUntil).clear();
+        }
+    }
+
+    /** The ranks a job's samples here have come from, against the ranks it expects. */
+    private static final class RanksHeard {
+        final long since;
+        final Set<Integer> ranks = new HashSet<>();
+        int expected;
+
+        RanksHeard(long since) {
+            this.since = since;
+        }
+
+        /** Per sample: cheap once every expected rank is in. */
+        void add(Holder holder) {
+            expected = holder.expectedRanks();
+            if (ranks.size() < expected) {
+                for (JobRecord.Rank r : holder.ranks()) {
+                    ranks.add(r.rank());
+                }
+            }
+        }
+
+        boolean missing() {
+            return ranks.size() < expected;
         }
     }
 }

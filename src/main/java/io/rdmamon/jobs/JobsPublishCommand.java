@@ -1,5 +1,8 @@
 package io.rdmamon.jobs;
 
+import io.rdmamon.access.AccessRefusedException;
+import io.rdmamon.access.KafkaAccess;
+import io.rdmamon.access.RoleAcls;
 import io.rdmamon.config.ConfigLoader;
 import io.rdmamon.config.ConfigOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -22,12 +25,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
  * {@code rdmamon jobs publish FILE|-}: job metadata for clusters without Kubernetes, for tests and the demo. Exit
  * status 0 when every line was published, 1 when some lines were rejected (the others are published), 2 when Kafka
- * refused records or the file does not exist.
+ * did not take records or the file does not exist, 3 when Kafka turned the publisher away (wrong credentials, a missing
+ * ACL: {@link AccessRefusedException}, one line naming the principal and the refusal).
  */
 @Command(name = "publish", mixinStandardHelpOptions = true,
         description = {"Publish job records (JSON lines, the rdma.jobs contract) keyed by uid, timestamp updatedAt.",
@@ -60,15 +65,25 @@ public final class JobsPublishCommand implements Callable<Integer> {
             err.println("rdmamon jobs publish: no such file: " + source);
             return 2;
         }
+        Map<String, Object> props = producerProps(cfg);
+        // as every role: one line that names the principal and what Kafka refused it, exit status 3
+        KafkaAccess access = KafkaAccess.of(props, RoleAcls.jobsPublish(cfg.topic()));
         try (BufferedReader lines = open(source);
-             Producer<String, byte[]> producer = new KafkaProducer<>(producerProps(cfg), new StringSerializer(),
+             Producer<String, byte[]> producer = new KafkaProducer<>(props, new StringSerializer(),
                      new ByteArraySerializer())) {
             JobLinePublisher.Outcome outcome = JobLinePublisher.publish(lines, producer, cfg.topic(), err);
+            Optional<String> refused = outcome.firstError() == null ? Optional.empty()
+                    : access.describe(outcome.firstError());
             err.println("published " + outcome.published() + " job record(s) to " + cfg.topic() + ", rejected "
                     + outcome.rejected() + " line(s)" + (outcome.failed() > 0 ? ", failed to send "
-                    + outcome.failed() + ": " + outcome.firstFailure() : ""));
+                    + outcome.failed() + (refused.isPresent() ? "" : ": " + outcome.firstFailure()) : ""));
             err.flush();
+            if (refused.isPresent()) {
+                throw new AccessRefusedException(refused.get());
+            }
             return outcome.failed() > 0 ? 2 : outcome.rejected() > 0 ? 1 : 0;
+        } catch (RuntimeException e) {
+            throw AccessRefusedException.of(access, e);
         }
     }
 

@@ -56,6 +56,8 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     private final Counter rejudged;
     private final String jobSide;
     private final UnheldSamples unheld;
+    /** streams.jobs.late.grace.ms 0: none kept (late holds re-judge nothing). */
+    private final boolean keepsUnheld;
     /**
      * Per device and node key, the newest sample time judged here: a job's hold that starts before it came too late
      * for those samples. In memory: after a restart, late holds go unnoticed until the first sample of the key.
@@ -71,6 +73,7 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         this.lateAssignments = lateAssignments;
         this.rejudged = rejudged;
         this.unheld = new UnheldSamples(lateGraceMs, UNHELD_CAPACITY);
+        this.keepsUnheld = lateGraceMs > 0;
     }
 
     /**
@@ -118,28 +121,55 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         if (in.update() != null) {
             hold(record.key(), in.update(), record.timestamp());
         } else if (in.port() != null) {
-            judge(record, in.port().node(), AssignmentKeys.device(in.port().node(), in.port().device()));
+            judge(record, in.port().node(), AssignmentKeys.device(in.port().node(), in.port().device()), null);
         } else if (in.host() != null) {
-            judge(record, in.host().node(), AssignmentKeys.node(in.host().node()));
             // a job that runs its collectives over this interface holds it as its device: it is that job's port too
-            String socketKey = AssignmentKeys.device(in.host().node(), in.host().iface());
-            Assignment socket = at(socketKey, record.timestamp());
-            if (!socket.isEmpty()) {
-                judged(socketKey, record.timestamp());
-                PortSample port = SocketPorts.of(in.host());
-                context.forward(record.withKey(port.key()).withValue(new AssignedInput(port, null, socket)));
-            }
+            judge(record, in.host().node(), AssignmentKeys.node(in.host().node()),
+                    AssignmentKeys.device(in.host().node(), in.host().iface()));
         }
     }
 
-    private void judge(Record<String, NodeInput> record, String node, String key) {
+    /**
+     * The sample with the assignment of {@code key} at its time, onward; a host sample also as its socket job's port
+     * when {@code socketKey} is held. Kept for a late hold when judged without a job: {@link #rejudge} covers both.
+     */
+    private void judge(Record<String, NodeInput> record, String node, String key, String socketKey) {
         judged(key, record.timestamp());
         Assignment assignment = at(key, record.timestamp());
-        if (assignment.isEmpty()) {
-            unheld.add(node, key, record, context.currentSystemTimeMs());
+        Assignment socket = Assignment.NONE;
+        if (socketKey != null) {
+            judged(socketKey, record.timestamp());
+            socket = at(socketKey, record.timestamp());
         }
-        context.forward(record.withValue(new AssignedInput(record.value().port(), record.value().host(),
-                assignment)));
+        if (assignment.isEmpty() && keepsUnheld) {
+            // the socket's hold is a job's like the node's: kept for it only where the node's is missing too
+            unheld.add(node, record, context.currentSystemTimeMs(), socketKey == null || !socket.isEmpty()
+                    ? new String[]{key} : new String[]{key, socketKey});
+        }
+        forward(record, assignment, false, false);
+        if (!socket.isEmpty()) {
+            forward(record, socket, true, false);
+        }
+    }
+
+    /**
+     * A judged sample to every child, or when {@code late} to the job side only; {@code asSocket} (judged for its
+     * interface's key, not its node's), a host sample goes as the socket job's port sample.
+     */
+    private void forward(Record<String, NodeInput> record, Assignment assignment, boolean asSocket, boolean late) {
+        NodeInput in = record.value();
+        Record<String, AssignedInput> out;
+        if (asSocket) {
+            PortSample port = SocketPorts.of(in.host());
+            out = record.withKey(port.key()).withValue(new AssignedInput(port, null, assignment, late));
+        } else {
+            out = record.withValue(new AssignedInput(in.port(), in.host(), assignment, late));
+        }
+        if (late) {
+            context.forward(out, jobSide);
+        } else {
+            context.forward(out);
+        }
     }
 
     /**
@@ -149,10 +179,9 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
      * whose holds come one after another, may come in any order within a commit).
      */
     private void rejudge(String node) {
-        unheld.rejudge(List.of(node), this::at, (record, assignment) -> {
+        unheld.rejudge(List.of(node), this::at, (record, assignment, own) -> {
             rejudged.increment();
-            context.forward(record.withValue(new AssignedInput(record.value().port(), record.value().host(),
-                    assignment, true)), jobSide);
+            forward(record, assignment, !own, true);
         });
     }
 

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 
 /**
@@ -20,7 +19,31 @@ import java.util.function.BiFunction;
  * later than the grace, leaves them unassigned, and {@link #lostSince} says so.
  */
 final class UnheldSamples {
-    private record Entry(String key, Record<String, NodeInput> record, long judgedAt) {
+    /**
+     * A kept sample and the assignment keys it waits on: its own; a host sample also its interface's as a device (a
+     * socket job's port, {@link SocketPorts}), which a hold of its own may cover later. Bit i of {@code pending}: key i
+     * not given to a job yet.
+     */
+    private static final class Entry {
+        final String[] keys;
+        final Record<String, NodeInput> record;
+        final long judgedAt;
+        int pending;
+
+        Entry(String[] keys, Record<String, NodeInput> record, long judgedAt) {
+            this.keys = keys;
+            this.record = record;
+            this.judgedAt = judgedAt;
+            this.pending = (1 << keys.length) - 1;
+        }
+    }
+
+    /** What a late hold covers: the sample, judged for its own key ({@code own}) or its socket's. */
+    interface Judged {
+        void accept(Record<String, NodeInput> record, Assignment assignment, boolean own);
+    }
+
+    private record Covered(Record<String, NodeInput> record, Assignment assignment, boolean own) {
     }
 
     private final long graceMs;
@@ -35,17 +58,20 @@ final class UnheldSamples {
         this.capacity = capacity;
     }
 
-    void add(String node, String key, Record<String, NodeInput> record, long wallNow) {
+    /** {@code keys}: the assignment keys the sample was judged without a job for, its own first. */
+    void add(String node, Record<String, NodeInput> record, long wallNow, String... keys) {
         ArrayDeque<Entry> entries = byNode.computeIfAbsent(node, n -> new ArrayDeque<>());
         dropOld(entries, wallNow);
         if (size >= capacity && !entries.isEmpty()) {
             drop(entries);
         }
         if (size < capacity) {
-            entries.addLast(new Entry(key, record, wallNow));
+            entries.addLast(new Entry(keys, record, wallNow));
             size++;
         } else {
-            droppedUpTo.merge(key, record.timestamp(), Math::max);
+            for (String key : keys) {
+                droppedUpTo.merge(key, record.timestamp(), Math::max);
+            }
         }
     }
 
@@ -60,8 +86,12 @@ final class UnheldSamples {
         ArrayDeque<Entry> entries = byNode.get(node);
         if (entries != null) {
             for (Entry e : entries) {
-                if (e.key.equals(key) && e.record.timestamp() >= from) {
-                    return true;
+                if (e.record.timestamp() >= from) {
+                    for (int i = 0; i < e.keys.length; i++) {
+                        if ((e.pending & 1 << i) != 0 && e.keys[i].equals(key)) {
+                            return true;
+                        }
+                    }
                 }
             }
         }
@@ -69,12 +99,12 @@ final class UnheldSamples {
     }
 
     /**
-     * Passes each kept sample of {@code nodes} to {@code assignment}; those it gives an assignment with a holder are no
-     * longer kept and go to {@code judged} in time order (in the order judged on equal times), as the replay has them.
+     * Passes each kept sample of {@code nodes} to {@code assignment}, once per key it waits on; each key given an
+     * assignment with a holder goes to {@code judged}, in time order (in the order judged on equal times, a sample's
+     * own key before its socket's), as the replay has them. A sample is no longer kept once all its keys went.
      */
-    void rejudge(Collection<String> nodes, BiFunction<String, Long, Assignment> assignment,
-                 BiConsumer<Record<String, NodeInput>, Assignment> judged) {
-        List<Map.Entry<Record<String, NodeInput>, Assignment>> covered = new ArrayList<>();
+    void rejudge(Collection<String> nodes, BiFunction<String, Long, Assignment> assignment, Judged judged) {
+        List<Covered> covered = new ArrayList<>();
         for (String node : nodes) {
             ArrayDeque<Entry> entries = byNode.get(node);
             if (entries == null) {
@@ -82,16 +112,24 @@ final class UnheldSamples {
             }
             for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
                 Entry e = it.next();
-                Assignment now = assignment.apply(e.key, e.record.timestamp());
-                if (!now.isEmpty()) {
+                for (int i = 0; i < e.keys.length; i++) {
+                    if ((e.pending & 1 << i) == 0) {
+                        continue;
+                    }
+                    Assignment now = assignment.apply(e.keys[i], e.record.timestamp());
+                    if (!now.isEmpty()) {
+                        e.pending &= ~(1 << i);
+                        covered.add(new Covered(e.record, now, i == 0));
+                    }
+                }
+                if (e.pending == 0) {
                     it.remove();
                     size--;
-                    covered.add(Map.entry(e.record, now));
                 }
             }
         }
-        covered.sort(Comparator.comparingLong(e -> e.getKey().timestamp()));
-        covered.forEach(e -> judged.accept(e.getKey(), e.getValue()));
+        covered.sort(Comparator.comparingLong(c -> c.record().timestamp()));
+        covered.forEach(c -> judged.accept(c.record(), c.assignment(), c.own()));
     }
 
     /** Drops what is older than the grace everywhere: nodes that send nothing more keep nothing. */
@@ -120,6 +158,10 @@ final class UnheldSamples {
     private void drop(ArrayDeque<Entry> entries) {
         Entry e = entries.pollFirst();
         size--;
-        droppedUpTo.merge(e.key, e.record.timestamp(), Math::max);
+        for (int i = 0; i < e.keys.length; i++) {
+            if ((e.pending & 1 << i) != 0) {
+                droppedUpTo.merge(e.keys[i], e.record.timestamp(), Math::max);
+            }
+        }
     }
 }

@@ -105,7 +105,8 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final long DEFAULT_WINDOW_PORT_TIMEOUT = 30_000;
     private static final String WINDOW_PORT_TIMEOUT_DOC = "A port of a job from which nothing arrived for this long "
             + "(wall clock: a silent collector, a device the job let go) is no longer waited for, so the job's windows "
-            + "go out without it (fewer ranks reporting).";
+            + "go out without it (fewer ranks reporting). A rank of the job not heard from at all is waited for as "
+            + "long after the job's first sample.";
 
     public static final String COMMIT_INTERVAL_CONFIG = "streams.commit.interval.ms";
     public static final long DEFAULT_COMMIT_INTERVAL = 1000;

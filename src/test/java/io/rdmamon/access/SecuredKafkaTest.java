@@ -261,7 +261,8 @@ class SecuredKafkaTest {
     }
 
     /**
-     * A wrong password: streams, sink, alerts and jobs watch exit with status 3 and one line naming the principal;
+     * A wrong password: streams, sink, alerts, jobs watch and jobs publish exit with status 3 and one line naming the
+     * principal;
      * the collector holds its records, is not ready and says why. The password is never printed.
      */
     @Test
@@ -272,6 +273,12 @@ class SecuredKafkaTest {
         outcomes.put("sink", run(sinkSettings("sink", wrong, "wrong"), "sink"));
         outcomes.put("alerts", run(alertsSettings("alerts", wrong, "http://127.0.0.1:9/"), "alerts"));
         outcomes.put("jobs-watch", run(jobsWatchSettings("jobs-watch", wrong), "jobs", "watch"));
+        Path jobLines = dir.resolve("wrong-jobs.jsonl");
+        Files.writeString(jobLines, new String(Json.toBytes(new TrainingTraffic().job("uid-wrong", List.of("n1"),
+                List.of("mlx5_0")).record(JobRecord.RUNNING, System.currentTimeMillis())), StandardCharsets.UTF_8)
+                + "\n");
+        outcomes.put("jobs-publish", run(kafka.roleSettings("kafka.", "jobs-publish", wrong), "jobs", "publish",
+                jobLines.toString()));
         outcomes.forEach((role, outcome) -> {
             assertThat(outcome.code).as(role + ": " + outcome.err).isEqualTo(AccessRefusedException.EXIT_CODE);
             assertThat(outcome.err).as(role).contains("rdmamon: authentication failed for principal User:" + role

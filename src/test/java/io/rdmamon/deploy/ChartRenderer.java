@@ -20,9 +20,9 @@ import java.util.stream.Stream;
 
 /**
  * Renders rdmamon's Helm chart without the helm binary, for the subset of Go templates the chart keeps to: {@code
- * .Values.x.y} (optionally {@code | quote}), {@code .Release.Namespace}, {@code .Release.Name}, {@code
- * .Chart.AppVersion}, {@code toYaml X | nindent N}, {@code include "name" . | nindent N}, {@code define}, {@code if X}
- * and {@code end}, with Go's {@code {{-}} / {@code -}}} whitespace trimming. Anything else, or a value the values do
+ * .Values.x.y} (optionally {@code | quote}, or {@code | default .Values.z}: z where x.y is empty), {@code
+ * .Release.Namespace}, {@code .Release.Name}, {@code .Chart.AppVersion}, {@code toYaml X | nindent N}, {@code
+ * include "name" . | nindent N}, {@code define}, {@code if X} and {@code end}, with Go's {@code {{-}} / {@code -}}} whitespace trimming. Anything else, or a value the values do
  * not hold, is an error: the chart must stay within what this renderer (and so the tests) understands.
  */
 final class ChartRenderer {
@@ -32,6 +32,7 @@ final class ChartRenderer {
     private static final Pattern ACTION = Pattern.compile("\\{\\{(-?)\\s*(.*?)\\s*(-?)}}", Pattern.DOTALL);
     private static final Pattern NINDENT = Pattern.compile("(.+?)\\s*\\|\\s*nindent\\s+(\\d+)");
     private static final Pattern INCLUDE = Pattern.compile("include\\s+\"([^\"]+)\"\\s+\\.");
+    private static final Pattern DEFAULT = Pattern.compile("(\\S+)\\s*\\|\\s*default\\s+(\\S+)");
 
     private final Path chartDir;
     private final Map<String, Object> root = new HashMap<>();
@@ -157,6 +158,11 @@ final class ChartRenderer {
         if (nindent.matches()) {
             String indent = " ".repeat(Integer.parseInt(nindent.group(2)));
             return "\n" + indent + String.join("\n" + indent, block(nindent.group(1).trim(), where).split("\n", -1));
+        }
+        Matcher orElse = DEFAULT.matcher(expr);
+        if (orElse.matches()) {
+            Object value = lookup(orElse.group(1), where);
+            return scalar(truthy(value) ? value : lookup(orElse.group(2), where));
         }
         if (expr.endsWith("| quote")) {
             String value = scalar(lookup(expr.substring(0, expr.length() - "| quote".length()).trim(), where));

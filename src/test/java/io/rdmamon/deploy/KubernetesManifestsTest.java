@@ -122,6 +122,24 @@ class KubernetesManifestsTest {
                 .contains("RDMAMON_INFLUX_PASSWORD", "RDMAMON_INFLUX_TOKEN", "RDMAMON_KAFKA_SASL_JAAS_CONFIG");
     }
 
+    /**
+     * One principal per role (docs/deploy.md, "Kafka ACLs"): a role's own Secret replaces the shared one for its
+     * Kafka credentials alone; roles without one keep the shared Secret.
+     */
+    @Test
+    void shouldTakeARolesKafkaCredentialsFromItsOwnSecretWhereOneIsNamed() {
+        var containers = DeployFiles.containers(DeployFiles.chart(Map.of(
+                "kafka.sasl.streams.existingSecret", "rdmamon-kafka-streams")));
+        for (var c : containers) {
+            String expected = c.role().equals("streams") ? "rdmamon-kafka-streams" : "rdmamon-kafka";
+            c.env().stream().filter(e -> e.containsKey("valueFrom")
+                            && e.get("name").toString().matches("(RDMAMON_KAFKA_|SASL_JAAS|TRUSTSTORE).*"))
+                    .forEach(e -> assertThat(map(map(e.get("valueFrom")).get("secretKeyRef")).get("name"))
+                            .as(c.where() + " " + e.get("name")).isEqualTo(expected));
+        }
+        assertThat(containers).filteredOn(c -> c.role().equals("streams")).isNotEmpty();
+    }
+
     @Test
     void shouldCreateEveryTopicWithJobsCompactedWhenTopicsJobAndComposeRun() throws Exception {
         String chartScript = configMap("rdmamon-topics").get("create-topics.sh").toString();

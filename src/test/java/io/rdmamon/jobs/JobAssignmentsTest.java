@@ -71,6 +71,30 @@ class JobAssignmentsTest {
     }
 
     @Test
+    void shouldGiveASocketJobItsEth0TrafficJudgedBeforeItsHoldCame() {
+        // a P16EN job's collectives go over eth0 (issue 38): its host samples stand as its ports. Its record comes
+        // after 5 s of its samples, which carry the job's socket traffic: given to the job late, as port samples too
+        List<String> nodes = List.of("n1", "n2");
+        nodes.forEach(n -> sim.sparePort(n, "mlx5_0").hostBurst(n, T0 + 1_000, T0 + 5_000, 2e9, 2e9));
+        List<JobRecord.Rank> ranks = List.of(new JobRecord.Rank(0, "s-worker-0", "n1", List.of("eth0")),
+                new JobRecord.Rank(1, "s-worker-1", "n2", List.of("eth0")));
+        JobRecord job = new JobRecord(JobRecord.VERSION, "uid-s", "s", "ml", JobRecord.RUNNING, T0 + 500, T0,
+                ranks.size(), ranks, Map.of(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE));
+        List<Event> samples = sim.run(T0, T0 + 60_000);
+        List<Event> events = new ArrayList<>(samples.stream().filter(e -> e.ts() <= T0 + 5_000).toList());
+        events.add(new Event(T0 + 500, null, null, job));
+        events.addAll(samples.stream().filter(e -> e.ts() > T0 + 5_000).toList());
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(events);
+            JobBandwidth first = h.bandwidth.stream().filter(b -> b.windowStart() == T0).findFirst().orElseThrow();
+            // samples 1..5 s: 2 GB/s each way on both nodes from 2 s on; 6..9 s: the host's 1 MB/s each way
+            assertThat(first.ranksReporting()).isEqualTo(2);
+            assertThat(first.txBytesPerSec()).isCloseTo(2 * (4 * 2e9 + 5 * 1e6) / 9, within(1e6));
+            assertThat(h.counter("rdmamon.streams.rejudged.samples")).isPositive();
+        }
+    }
+
+    @Test
     void shouldSplitSharedDeviceEquallyAndMarkFiguresEstimated() {
         TrainingTraffic.Job a = sim.job("uid-a", List.of("n1", "n2"), List.of("erdma_0")).trains(T0, Long.MAX_VALUE)
                 .iteration(1_000, 500, 8e9);
