@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -35,7 +35,8 @@ import java.util.Set;
  * so samples processed meanwhile, a backlog's by the thousand, found no job. Those samples are kept for
  * {@code streams.jobs.late.grace.ms} of wall time ({@link UnheldSamples}); a hold that comes within it gives them to
  * the job after all: they go to the job side ({@code jobSide}, the {@link NodeTickBatcher}) again, marked late, in
- * time order, as soon as the hold comes. Link health and the port detectors had them once, without the job.
+ * time order, node pass by node pass, once the node's holds that come together are in ({@link #rejudgeDue}). Link
+ * health and the port detectors had them once, without the job.
  */
 public final class NodeAssigner implements Processor<String, NodeInput, String, AssignedInput> {
     public static final String STORE = "assignment-history";
@@ -63,6 +64,8 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
      * for those samples. In memory: after a restart, late holds go unnoticed until the first sample of the key.
      */
     private final Map<String, long[]> newestSample = new HashMap<>();
+    /** Nodes with kept samples that a hold processed since the last sample covers: {@link #rejudgeDue}. */
+    private final Set<String> rejudgeDue = new LinkedHashSet<>();
     private ProcessorContext<String, AssignedInput> context;
     private ObjectStore<AssignmentHistory> histories;
 
@@ -112,7 +115,11 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         this.histories = context.getStateStore(STORE);
         // a task closed dirty may be initialised again on this processor: what it kept was judged before
         unheld.clear();
-        context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, unheld::dropOld);
+        rejudgeDue.clear();
+        context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, wallNow -> {
+            rejudgeDue();
+            unheld.dropOld(wallNow);
+        });
     }
 
     @Override
@@ -120,7 +127,10 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         NodeInput in = record.value();
         if (in.update() != null) {
             hold(record.key(), in.update(), record.timestamp());
-        } else if (in.port() != null) {
+            return;
+        }
+        rejudgeDue();
+        if (in.port() != null) {
             judge(record, in.port().node(), AssignmentKeys.device(in.port().node(), in.port().device()), null);
         } else if (in.host() != null) {
             // a job that runs its collectives over this interface holds it as its device: it is that job's port too
@@ -146,9 +156,9 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
             unheld.add(node, record, context.currentSystemTimeMs(), socketKey == null || !socket.isEmpty()
                     ? new String[]{key} : new String[]{key, socketKey});
         }
-        forward(record, assignment, false, false);
+        forward(record, assignment, false, false, false);
         if (!socket.isEmpty()) {
-            forward(record, socket, true, false);
+            forward(record, socket, true, false, false);
         }
     }
 
@@ -156,14 +166,15 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
      * A judged sample to every child, or when {@code late} to the job side only; {@code asSocket} (judged for its
      * interface's key, not its node's), a host sample goes as the socket job's port sample.
      */
-    private void forward(Record<String, NodeInput> record, Assignment assignment, boolean asSocket, boolean late) {
+    private void forward(Record<String, NodeInput> record, Assignment assignment, boolean asSocket, boolean late,
+                         boolean passEnd) {
         NodeInput in = record.value();
         Record<String, AssignedInput> out;
         if (asSocket) {
             PortSample port = SocketPorts.of(in.host());
-            out = record.withKey(port.key()).withValue(new AssignedInput(port, null, assignment, late));
+            out = record.withKey(port.key()).withValue(new AssignedInput(port, null, assignment, late, passEnd));
         } else {
-            out = record.withValue(new AssignedInput(in.port(), in.host(), assignment, late));
+            out = record.withValue(new AssignedInput(in.port(), in.host(), assignment, late, passEnd));
         }
         if (late) {
             context.forward(out, jobSide);
@@ -173,16 +184,25 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     }
 
     /**
-     * The node's kept samples that its holds now cover, to the job side, in time order: at once, in the transaction
-     * of the hold, so that they reach the job side no later than what other tasks judge with the job from then on
-     * (its windows wait only for the ports that have reported; they close on the wall clock, so the node's devices,
-     * whose holds come one after another, may come in any order within a commit).
+     * The kept samples that the holds processed since the last sample cover, to the job side, in time order and a
+     * node pass at a time (the batcher sends each as one batch): before the next sample, or at the next punctuation
+     * when none comes. A job's record gives each of its devices and nodes a hold of its own, which come one after
+     * another: re-judged at each hold, a node's samples went to the job side a device at a time, each pass split
+     * into one batch per device. Waiting for the next sample keeps them ahead of anything judged here with the job
+     * (the node's later samples), and the punctuation bounds the wait by a second of wall time, so that they still
+     * reach the job side about when what other tasks judge with the job from then on does (its windows wait for the
+     * job's ranks, and close on the wall clock). A restart in between loses them, like the rest of what is kept
+     * here.
      */
-    private void rejudge(String node) {
-        unheld.rejudge(List.of(node), this::at, (record, assignment, own) -> {
+    private void rejudgeDue() {
+        if (rejudgeDue.isEmpty()) {
+            return;
+        }
+        unheld.rejudge(rejudgeDue, this::at, (record, assignment, own, passEnd) -> {
             rejudged.increment();
-            forward(record, assignment, !own, true);
+            forward(record, assignment, !own, true, passEnd);
         });
+        rejudgeDue.clear();
     }
 
     private void judged(String key, long ts) {
@@ -228,7 +248,7 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
                 retentionMs);
         histories.put(key, next.isEmpty() ? null : next);
         if (rejudgeNode != null) {
-            rejudge(rejudgeNode);
+            rejudgeDue.add(rejudgeNode);
         }
     }
 }

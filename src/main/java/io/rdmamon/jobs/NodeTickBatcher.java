@@ -33,6 +33,10 @@ import java.util.Set;
  * would close the port pass early and turn its remaining samples into stragglers. They are counted apart and sent
  * together: a complete host pass joins the node's port pass of the same time, or waits for it if it has not begun
  * (both topics' records of one time come in either order), so the job side gets one batch per node pass, not two.
+ *
+ * <p>Samples re-judged for a late hold ({@link AssignedInput#late()}) were counted in their pass when first judged;
+ * {@link NodeAssigner} sends them a node pass at a time, one right after another within one of its records, the last
+ * marked ({@link AssignedInput#passEnd()}): each such pass goes on as one batch too.
  */
 public final class NodeTickBatcher implements Processor<String, AssignedInput, String, JobEventBatch> {
     public static final String STORE = "node-ticks";
@@ -61,6 +65,9 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     private final Duration flushAfter;
     /** Each node's current pass: in memory, after a restart the first pass is passed on sample by sample. */
     private final Map<String, Pass> passes = new HashMap<>();
+    /** The re-judged pass being gathered, and its node: never open across records of {@link NodeAssigner}. */
+    private NodeTick latePass;
+    private String latePassNode;
     private ProcessorContext<String, JobEventBatch> context;
     private ObjectStore<NodeTick> ticks;
 
@@ -90,6 +97,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         // a task closed dirty (an aborted transaction) may be initialised again on this processor, its stores restored
         // from the changelogs: an open pass held from before would be stale
         passes.clear();
+        latePass = null;
         context.schedule(flushAfter, PunctuationType.WALL_CLOCK_TIME, this::flushOverdue);
     }
 
@@ -97,9 +105,18 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     public void process(Record<String, AssignedInput> record) {
         AssignedInput in = record.value();
         long ts = record.timestamp();
+        if (latePass != null && (!in.late() || latePass.ts() != ts || !latePassNode.equals(in.node()))) {
+            emitLatePass(); // its end was not marked: not expected, but nothing is lost
+        }
         if (in.late()) {
-            // counted in its pass when first judged: on its own, like a straggler
-            emit(NodeTick.open(ts).add(JobEvents.fanOut(in)));
+            if (latePass == null) {
+                latePass = NodeTick.open(ts);
+                latePassNode = in.node();
+            }
+            latePass.add(JobEvents.fanOut(in));
+            if (in.passEnd()) {
+                emitLatePass();
+            }
             return;
         }
         String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
@@ -204,6 +221,11 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
                 pass.loaded = true;
             }
         }
+    }
+
+    private void emitLatePass() {
+        emit(latePass);
+        latePass = null;
     }
 
     private void emit(NodeTick tick) {

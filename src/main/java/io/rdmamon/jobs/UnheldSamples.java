@@ -38,12 +38,15 @@ final class UnheldSamples {
         }
     }
 
-    /** What a late hold covers: the sample, judged for its own key ({@code own}) or its socket's. */
+    /**
+     * What a late hold covers: the sample, judged for its own key ({@code own}) or its socket's; {@code passEnd}: the
+     * last of its node's pass (its node's covered samples of its time) in this call.
+     */
     interface Judged {
-        void accept(Record<String, NodeInput> record, Assignment assignment, boolean own);
+        void accept(Record<String, NodeInput> record, Assignment assignment, boolean own, boolean passEnd);
     }
 
-    private record Covered(Record<String, NodeInput> record, Assignment assignment, boolean own) {
+    private record Covered(String node, Record<String, NodeInput> record, Assignment assignment, boolean own) {
     }
 
     private final long graceMs;
@@ -101,7 +104,9 @@ final class UnheldSamples {
     /**
      * Passes each kept sample of {@code nodes} to {@code assignment}, once per key it waits on; each key given an
      * assignment with a holder goes to {@code judged}, in time order (in the order judged on equal times, a sample's
-     * own key before its socket's), as the replay has them. A sample is no longer kept once all its keys went.
+     * own key before its socket's), as the replay has them. A node's samples of one time come one right after
+     * another (nodes in {@code nodes}' order), the last marked: a node pass. A sample is no longer kept once all its
+     * keys went.
      */
     void rejudge(Collection<String> nodes, BiFunction<String, Long, Assignment> assignment, Judged judged) {
         List<Covered> covered = new ArrayList<>();
@@ -119,7 +124,7 @@ final class UnheldSamples {
                     Assignment now = assignment.apply(e.keys[i], e.record.timestamp());
                     if (!now.isEmpty()) {
                         e.pending &= ~(1 << i);
-                        covered.add(new Covered(e.record, now, i == 0));
+                        covered.add(new Covered(node, e.record, now, i == 0));
                     }
                 }
                 if (e.pending == 0) {
@@ -128,8 +133,15 @@ final class UnheldSamples {
                 }
             }
         }
+        // stable: on equal times, nodes stay in the order above, each node's samples together
         covered.sort(Comparator.comparingLong(c -> c.record().timestamp()));
-        covered.forEach(c -> judged.accept(c.record(), c.assignment(), c.own()));
+        for (int i = 0; i < covered.size(); i++) {
+            Covered c = covered.get(i);
+            Covered next = i + 1 < covered.size() ? covered.get(i + 1) : null;
+            boolean passEnd = next == null || next.record().timestamp() != c.record().timestamp()
+                    || !next.node().equals(c.node());
+            judged.accept(c.record(), c.assignment(), c.own(), passEnd);
+        }
     }
 
     /** Drops what is older than the grace everywhere: nodes that send nothing more keep nothing. */

@@ -8,9 +8,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,16 +54,50 @@ class NodeTickBatcherTest {
         assertThat(batches.stream().filter(b -> ports(b) > 0 && hosts(b) > 0)).isEmpty();
     }
 
+    /**
+     * A backlog: the job's record comes after its first 10 s of samples, which are judged without the job and kept.
+     * Its holds come one per device and node; the samples they cover reach the job side as the passes after them do,
+     * one batch per node pass with the node's ports and host, not one per device (or per sample).
+     */
+    @Test
+    void shouldSendANodesReJudgedSamplesAsOneBatchPerNodePass() {
+        List<TrainingTraffic.Event> inOrder = events(true);
+        List<TrainingTraffic.Event> events = new ArrayList<>(inOrder.stream()
+                .filter(e -> e.job() == null && e.ts() <= T0 + 10_000).toList());
+        events.addAll(inOrder.stream().filter(e -> e.job() != null).toList());
+        events.addAll(inOrder.stream().filter(e -> e.job() == null && e.ts() > T0 + 10_000).toList());
+
+        List<JobEventBatch> batches = batches(events);
+
+        Map<String, List<JobEventBatch>> byPass = batches.stream().collect(Collectors.groupingBy(
+                NodeTickBatcherTest::pass, TreeMap::new, Collectors.toList()));
+        assertThat(byPass).as("every pass of both nodes").hasSize(2 * (PASSES - 1));
+        assertThat(byPass).allSatisfy((pass, ofPass) -> {
+            assertThat(ofPass).as(pass).hasSize(1);
+            assertThat(ports(ofPass.get(0))).as(pass).isEqualTo(2);
+            assertThat(hosts(ofPass.get(0))).as(pass).isEqualTo(1);
+        });
+        assertThat(byPass.keySet()).as("re-judged passes among them").contains("n1@" + (T0 + 1_000),
+                "n2@" + (T0 + 10_000));
+    }
+
     private List<JobEventBatch> batches(boolean hostsFirst) {
+        return batches(events(hostsFirst));
+    }
+
+    private static List<TrainingTraffic.Event> events(boolean hostsFirst) {
         TrainingTraffic sim = new TrainingTraffic();
         TrainingTraffic.Job job = sim.job("uid-a", List.of("n1", "n2"), List.of("erdma_0", "erdma_1"))
                 .trains(T0, Long.MAX_VALUE);
         sim.record(job, JobRecord.RUNNING, T0);
-        List<TrainingTraffic.Event> events = sim.run(T0, T0 + PASSES * 1_000L).stream()
+        return sim.run(T0, T0 + PASSES * 1_000L).stream()
                 .sorted(Comparator.comparingLong(TrainingTraffic.Event::ts)
                         .thenComparing(e -> e.job() == null)
                         .thenComparing(e -> hostsFirst == (e.host() == null)))
                 .toList();
+    }
+
+    private List<JobEventBatch> batches(List<TrainingTraffic.Event> events) {
         try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
             h.feed(events);
             JobEventBatchSerde serde = new JobEventBatchSerde();
@@ -70,6 +107,14 @@ class NodeTickBatcherTest {
                     .filter(b -> b.events().stream().allMatch(e -> e.lifecycle() == null))
                     .toList();
         }
+    }
+
+    /** The node and time of a batch's samples: {@code node@ts}. */
+    private static String pass(JobEventBatch batch) {
+        return batch.events().stream()
+                .map(e -> e.port() != null ? e.port().traffic().node() + "@" + e.port().traffic().ts()
+                        : e.host().node() + "@" + e.host().ts())
+                .distinct().reduce((a, b) -> a + "," + b).orElseThrow();
     }
 
     private static long ports(JobEventBatch batch) {
