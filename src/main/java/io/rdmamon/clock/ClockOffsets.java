@@ -22,7 +22,10 @@ import java.util.Map;
  * <p>Guards: the other nodes are those heard from in the last {@value #FRESH_MS} ms of wall time (a silent node is no
  * reference); a node's offset changes only while its recent differences (and ages) agree within
  * {@value #STEADY_SPREAD_MS} ms (a backlog flushed at once, or a clock being stepped, gives figures that do not, and
- * keeps the last offset). Without a wall clock to trust (a replay, or an app whose clock is behind every node's), the
+ * keeps the last offset); and a node is judged only while its samples come at the pace of time ({@link
+ * NodeClock#paced}): a backlog read faster than time passes (after a restart, an outage, or a relay flushing node by
+ * node) makes every node of it look minutes behind its partition peers and the wall clock, which is no clock at all.
+ * Without a wall clock to trust (a replay, or an app whose clock is behind every node's), the
  * cluster's time is that of its majority: when, after a change, more than half the nodes carry a correction (the first
  * node heard from, which everyone was compared with at the start, was the wrong one), every correction moves by their
  * median; with two nodes there is no majority, and the first heard from sets the time.
@@ -38,6 +41,13 @@ public final class ClockOffsets {
     static final long FRESH_MS = 10_000;
     /** Up to this many nodes, each sample is compared with the others' times as they are at that moment. */
     static final int EXACT_UP_TO = 16;
+    /** A node's pace of sample time against wall time is measured over this much wall time. */
+    static final long PACE_WINDOW_MS = 2_000;
+    /**
+     * Most a node's sample time may run ahead of twice the wall time passed and still be live: the arrival jitter of a
+     * pass or two. A backlog runs minutes of sample time through seconds.
+     */
+    static final long PACE_SLACK_MS = 2_000;
 
     /** Where a node's clock stands. */
     public enum State {
@@ -116,9 +126,31 @@ public final class ClockOffsets {
         long offsetMs;
         long correctionMs;
         State state = State.IN_STEP;
+        /** Where the node's current pace window began: a sample time and its arrival. */
+        long paceTs;
+        long paceWall = Long.MIN_VALUE;
+        boolean live;
 
         NodeClock(String node) {
             this.node = node;
+        }
+
+        /**
+         * Whether the node's samples come at the pace of time: over the last {@value #PACE_WINDOW_MS} ms of wall time
+         * its sample time advanced by no more than twice that (plus {@value #PACE_SLACK_MS} ms), and so far in the
+         * current window too. A node's first window, or one after a burst, is not live yet.
+         */
+        boolean paced(long ts, long now) {
+            if (paceWall == Long.MIN_VALUE || ts - paceTs > 2 * (now - paceWall) + PACE_SLACK_MS) {
+                live = false;
+                paceTs = ts;
+                paceWall = now;
+            } else if (now - paceWall >= PACE_WINDOW_MS) {
+                live = true;
+                paceTs = ts;
+                paceWall = now;
+            }
+            return live;
         }
 
         long correctedLatest() {
@@ -157,7 +189,8 @@ public final class ClockOffsets {
         if (wall != null) {
             clock.addAge(now - ts);
         }
-        Long offset = wall == null ? peerOffset(clock, peers, 1) : wallOffset(clock, now, peers);
+        Long offset = !clock.paced(ts, now) ? null
+                : wall == null ? peerOffset(clock, peers, 1) : wallOffset(clock, now, peers);
         if (offset != null) {
             judge(clock, offset, now, peers);
         }

@@ -137,6 +137,40 @@ class ClockOffsetsTest {
         assertThat(changes).isEmpty();
     }
 
+    /**
+     * A partition's backlog read after a restart, faster than time passes: 40 nodes, each node's four minutes one after
+     * another (a relay flushing node by node), then all of them again pass by pass. Each node looks minutes behind the
+     * peers read before it and behind the wall clock, and none of that is a clock.
+     */
+    @Test
+    void shouldNotTakeABacklogReadFasterThanTimeForClocksBehind() {
+        WallClockReference wall = new WallClockReference(BOUND);
+        ClockOffsets partition = new ClockOffsets(BOUND, LIMIT, wall,
+                (node, before, after, offset, peers) -> changes.add(node + " " + after));
+        ClockOffsets withoutWall = new ClockOffsets(BOUND, LIMIT,
+                (node, before, after, offset, peers) -> changes.add("replay " + node + " " + after));
+        long readAt = START + 600_000;
+        for (int n = 0; n < 40; n++) {
+            for (int s = 0; s < 240; s++) {
+                for (int port = 0; port < 9; port++) {
+                    readAt += 1; // 9,000 samples a second
+                    long ts = START + s * 1_000L;
+                    assertThat(partition.observe("n" + n, ts, readAt)).as("n%d at %d s", n, s).isZero();
+                    assertThat(withoutWall.observe("n" + n, ts, readAt)).as("n%d at %d s", n, s).isZero();
+                }
+            }
+        }
+        for (int s = 240; s < 480; s++) {
+            for (int n = 0; n < 40; n++) {
+                for (int port = 0; port < 9; port++) {
+                    readAt += 1;
+                    assertThat(partition.observe("n" + n, START + s * 1_000L, readAt)).isZero();
+                }
+            }
+        }
+        assertThat(changes).isEmpty();
+    }
+
     @Test
     void shouldGoBackInStepWhenTheClockIsSetRight() {
         run(0, 20, clocks(0, 0, -30_000, 0));
