@@ -105,13 +105,10 @@ public final class ClockOffsets {
     /** One node's clock as seen so far. */
     private static final class NodeClock {
         final String node;
-        final long[] differences = new long[WINDOW];
-        int count;
-        int next;
+        /** Its samples' differences against its partition peers' reference. */
+        final Recent differences = new Recent();
         /** Its samples' ages on arrival (wall clock − ts), with a wall reference. */
-        final long[] ages = new long[WINDOW];
-        int ageCount;
-        int ageNext;
+        final Recent ages = new Recent();
         long minAge;
         long medianAge;
         /** The age it has held since {@link #heldSince} (within {@link #LONE_DRIFT_MS}). */
@@ -157,21 +154,34 @@ public final class ClockOffsets {
             return latestTs - correctionMs;
         }
 
-        void add(long difference) {
-            differences[next] = difference;
+    }
+
+    /** The last {@value #WINDOW} values of one measure of a node. */
+    private static final class Recent {
+        private final long[] values = new long[WINDOW];
+        private int count;
+        private int next;
+
+        void add(long value) {
+            values[next] = value;
             next = (next + 1) % WINDOW;
             count = Math.min(count + 1, WINDOW);
         }
 
-        void addAge(long age) {
-            ages[ageNext] = age;
-            ageNext = (ageNext + 1) % WINDOW;
-            ageCount = Math.min(ageCount + 1, WINDOW);
+        boolean isEmpty() {
+            return count == 0;
         }
 
-        void shiftDifferences(long ms) {
+        /** A sorted copy of the values kept. */
+        long[] sorted() {
+            long[] copy = Arrays.copyOf(values, count);
+            Arrays.sort(copy);
+            return copy;
+        }
+
+        void shift(long ms) {
             for (int i = 0; i < count; i++) {
-                differences[i] -= ms;
+                values[i] -= ms;
             }
         }
     }
@@ -184,10 +194,10 @@ public final class ClockOffsets {
         NodeClock clock = nodes.computeIfAbsent(node, NodeClock::new);
         int peers = reference(clock, now);
         if (peers > 0) {
-            clock.add(ts - referenceMs);
+            clock.differences.add(ts - referenceMs);
         }
         if (wall != null) {
-            clock.addAge(now - ts);
+            clock.ages.add(now - ts);
         }
         Long offset = !clock.paced(ts, now) ? null
                 : wall == null ? peerOffset(clock, peers, 1) : wallOffset(clock, now, peers);
@@ -252,11 +262,10 @@ public final class ClockOffsets {
      * {@code minPeers} of them and its differences agree; null otherwise.
      */
     private Long peerOffset(NodeClock clock, int peers, int minPeers) {
-        if (peers < minPeers || clock.count == 0) {
+        if (peers < minPeers || clock.differences.isEmpty()) {
             return null;
         }
-        long[] recent = Arrays.copyOf(clock.differences, clock.count);
-        Arrays.sort(recent);
+        long[] recent = clock.differences.sorted();
         return recent[recent.length - 1] - recent[0] > STEADY_SPREAD_MS ? null : median(recent, recent.length);
     }
 
@@ -278,8 +287,7 @@ public final class ClockOffsets {
      * While the wall clock is no reference (every node ahead of it), only a majority of peers counts.
      */
     private Long wallOffset(NodeClock clock, long now, int peers) {
-        long[] ages = Arrays.copyOf(clock.ages, clock.ageCount);
-        Arrays.sort(ages);
+        long[] ages = clock.ages.sorted();
         clock.anchored = false;
         if (ages[ages.length - 1] - ages[0] > STEADY_SPREAD_MS) {
             return null;
@@ -385,7 +393,7 @@ public final class ClockOffsets {
         }
         for (NodeClock c : nodes.values()) {
             c.correctionMs -= shift;
-            c.shiftDifferences(shift);
+            c.differences.shift(shift);
             c.offsetMs -= shift;
             setState(c, Math.abs(c.offsetMs) > limitMs ? State.BEYOND_LIMIT
                     : c.correctionMs != 0 ? State.CORRECTED : State.IN_STEP, fresh - 1);
