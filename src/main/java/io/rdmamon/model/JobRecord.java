@@ -42,14 +42,24 @@ public record JobRecord(
      * {@code v} unchanged). {@code virtualNode} is the pod's {@code spec.nodeName} where the rank is monitored from
      * inside its pod (ACS: {@code node} is then the pod identity, and the virtual node, shared by many pods, says
      * where the platform placed it); null, and left out of the JSON, otherwise (added in issue 38, {@code v}
-     * unchanged). The stream app does not read it.
+     * unchanged). The stream app does not read it. {@code gpus} are the uuids of the GPUs the rank's pod holds (the
+     * kubelet's pod-resources for {@code nvidia.com/gpu}, or the pod's own GPUs in pod mode); empty, and left out of
+     * the JSON, when unknown: the rank then holds every GPU of its node (added in issue 44, {@code v} unchanged).
      */
-    @JsonPropertyOrder({"rank", "pod", "node", "devices", "instanceType", "virtualNode"})
+    @JsonPropertyOrder({"rank", "pod", "node", "devices", "instanceType", "virtualNode", "gpus"})
     public record Rank(int rank, String pod, String node, List<String> devices,
                        @JsonInclude(JsonInclude.Include.NON_NULL) String instanceType,
-                       @JsonInclude(JsonInclude.Include.NON_NULL) String virtualNode) {
+                       @JsonInclude(JsonInclude.Include.NON_NULL) String virtualNode,
+                       @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> gpus) {
         public Rank {
             devices = devices == null ? List.of() : devices;
+            gpus = gpus == null ? List.of() : gpus;
+        }
+
+        /** A rank whose GPUs are unknown: it holds every GPU of its node. */
+        public Rank(int rank, String pod, String node, List<String> devices, String instanceType,
+                    String virtualNode) {
+            this(rank, pod, node, devices, instanceType, virtualNode, null);
         }
 
         /** A rank on a node of unknown instance type. */

@@ -6,6 +6,10 @@ public final class Topics {
     public static final String PORT_SAMPLES = "rdma.port-samples";
     /** One {@link HostIfaceSample} per host network interface per interval; key {@code node/iface}. */
     public static final String HOST_SAMPLES = "rdma.host-samples";
+    /**
+     * One {@link GpuSample} per GPU per interval; key {@code node/gpuIndex}, partitioned by node like the port samples.
+     */
+    public static final String GPU_SAMPLES = "rdma.gpu-samples";
     /** Job metadata, compacted; key = job uid. */
     public static final String JOBS = "rdma.jobs";
     /** Per node, which pod holds which RDMA devices ({@link PodDeviceMap}), compacted; key = node. */
