@@ -11,13 +11,15 @@ import java.util.List;
 
 /**
  * A scenario folder: {@value #SAMPLES} ({@code rdma.port-samples} records), {@value #HOST_SAMPLES}
- * ({@code rdma.host-samples}), {@value #JOBS} ({@code rdma.jobs}) — JSON lines exactly as on the topics, in arrival
- * order — and {@value #TRUTH}, the {@link GroundTruth}.
+ * ({@code rdma.host-samples}), {@value #JOBS} ({@code rdma.jobs}), where the recording has GPU telemetry
+ * {@value #GPU_SAMPLES} ({@code rdma.gpu-samples}) — JSON lines exactly as on the topics, in arrival order — and
+ * {@value #TRUTH}, the {@link GroundTruth}.
  */
 public final class ScenarioFiles {
     public static final String SAMPLES = "samples.jsonl";
     public static final String HOST_SAMPLES = "host-samples.jsonl";
     public static final String JOBS = "jobs.jsonl";
+    public static final String GPU_SAMPLES = "gpu-samples.jsonl";
     public static final String TRUTH = "truth.json";
 
     private ScenarioFiles() {
@@ -28,6 +30,9 @@ public final class ScenarioFiles {
         writeLines(dir.resolve(SAMPLES), recording.portSamples());
         writeLines(dir.resolve(HOST_SAMPLES), recording.hostSamples());
         writeLines(dir.resolve(JOBS), recording.jobs());
+        if (!recording.gpuSamples().isEmpty()) {
+            writeLines(dir.resolve(GPU_SAMPLES), recording.gpuSamples());
+        }
         Files.writeString(dir.resolve(TRUTH),
                 Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(recording.truth()) + "\n",
                 StandardCharsets.UTF_8);

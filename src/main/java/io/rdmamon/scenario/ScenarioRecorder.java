@@ -1,6 +1,7 @@
 package io.rdmamon.scenario;
 
 import io.rdmamon.model.CounterClass;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -36,7 +37,16 @@ public final class ScenarioRecorder {
 
     /** The records of one scenario, each list in arrival order. */
     public record Recording(List<PortSample> portSamples, List<HostIfaceSample> hostSamples, List<JobRecord> jobs,
-                            GroundTruth truth) {
+                            GroundTruth truth, List<GpuSample> gpuSamples) {
+        public Recording {
+            gpuSamples = gpuSamples == null ? List.of() : gpuSamples;
+        }
+
+        /** A recording without GPU telemetry (the simulated cluster has none). */
+        public Recording(List<PortSample> portSamples, List<HostIfaceSample> hostSamples, List<JobRecord> jobs,
+                         GroundTruth truth) {
+            this(portSamples, hostSamples, jobs, truth, List.of());
+        }
     }
 
     public static Recording record(ScenarioSpec spec) {
