@@ -55,6 +55,9 @@ def main():
                                                 " (wall clock, rank 0's); stall i hits rank i mod world")
     p.add_argument("--eval-every", type=float, default=0, help="seconds of training between evaluation passes")
     p.add_argument("--eval-secs", type=float, default=0, help="length of an evaluation pass")
+    p.add_argument("--eval-rank0-only", action="store_true",
+                   help="ddp: only rank 0 evaluates, the others wait in the metric's all-reduce (as a job that "
+                        "evaluates on rank 0 alone does)")
     p.add_argument("--ckpt-every", type=float, default=0, help="seconds of training between checkpoints")
     p.add_argument("--ckpt-secs", type=float, default=0, help="at least this long writing a checkpoint")
     p.add_argument("--ckpt-dir", default="/tmp")
@@ -115,8 +118,9 @@ def main():
             next_eval = trained + a.eval_every
             log("eval_start")
             end = time.time() + a.eval_secs
+            alone = a.eval_rank0_only and not style.evaluation_talks
             with torch.no_grad():
-                while True:
+                while not (alone and a.rank != 0):
                     style.evaluate()
                     extra_compute(50)
                     if not style.evaluation_talks:

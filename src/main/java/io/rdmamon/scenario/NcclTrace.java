@@ -21,13 +21,17 @@ import java.util.zip.GZIPInputStream;
  * A trace recorded by {@code testbed/nccl/record.sh} on a GPU machine: real PyTorch DDP jobs over NCCL, each rank
  * behind a NIC of its own. {@code trace.json} holds the jobs and the incidents injected (times in ms from the trace's
  * start); {@code counters.csv} each rank's cumulative NIC counters at about 10 Hz; {@code events.jsonl} the phases
- * each rank went through (epoch ms). The two data files may be gzipped ({@code .gz}).
+ * each rank went through (epoch ms); where the recorder gave each rank a GPU of its own, {@code gpus.csv} each GPU's
+ * telemetry (nvidia-smi's streaming query, about 10 Hz) and its compute processes. The data files may be gzipped
+ * ({@code .gz}).
  */
-public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List<Event> events) {
+public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List<Event> events,
+                        Map<RankKey, List<GpuRow>> gpus) {
 
     public static final String META = "trace.json";
     public static final String COUNTERS = "counters.csv";
     public static final String EVENTS = "events.jsonl";
+    public static final String GPUS = "gpus.csv";
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Meta(int v, String name, String description, long startEpochMs, long durationMs, double sampleHz,
@@ -37,19 +41,31 @@ public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List
         }
     }
 
+    /** A job of the trace; {@code gpus} the GPU index of each rank and {@code gpuUuids} their uuids, where recorded. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Job(String name, int ranks, List<String> args) {
+    public record Job(String name, int ranks, List<String> args, List<Integer> gpus, List<String> gpuUuids) {
+        public Job {
+            gpus = gpus == null ? List.of() : gpus;
+            gpuUuids = gpuUuids == null ? List.of() : gpuUuids;
+        }
     }
 
     /**
-     * An incident the recorder injected: hang (SIGSTOP), crash (SIGKILL) or slow-link (tc), ms from the start; or one
-     * found in the recording afterwards, with a {@code note} that says how it was found.
+     * An incident the recorder injected: hang (SIGSTOP), crash (SIGKILL), slow-link (tc) or link-down (the rank's
+     * NIC set down: every rank ends up waiting in a collective), ms from the start; or one found in the recording
+     * afterwards, with a {@code note} that says how it was found.
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Injected(String kind, String job, int rank, long atMs, Long endMs, String rate, String note) {
         public static final String HANG = "hang";
         public static final String CRASH = "crash";
         public static final String SLOW_LINK = "slow-link";
+        public static final String LINK_DOWN = "link-down";
+
+        /** Whether the job stops making progress here: a hang or a lost link (a crash fails the job instead). */
+        public boolean stalls() {
+            return kind.equals(HANG) || kind.equals(LINK_DOWN);
+        }
     }
 
     public record RankKey(String job, int rank) {
@@ -57,6 +73,15 @@ public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List
 
     /** Cumulative counters of a rank's NIC at {@code tMs} from the trace's start; tx is what the rank sent. */
     public record CounterRow(long tMs, long txBytes, long rxBytes, long txPackets, long rxPackets) {
+    }
+
+    /**
+     * One reading of a rank's GPU, {@code tMs} from the trace's start: NVML utilization and memory utilization (%),
+     * power (W), SM clock (MHz), each null where the driver had none, and its compute processes (null before the
+     * first poll).
+     */
+    public record GpuRow(long tMs, String uuid, Double utilizationPercent, Double memoryUtilizationPercent,
+                         Double powerWatts, Double smClockMHz, Integer processes) {
     }
 
     /** A phase change of one rank ({@code init_start}, {@code init_done}, {@code eval_start}, ...), ms from start. */
@@ -107,7 +132,51 @@ public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List
                         e.get("rank").asInt(), e.get("event").asText()));
             }
         }
-        return new NcclTrace(meta, counters, events);
+        return new NcclTrace(meta, counters, events, readGpus(dir, meta));
+    }
+
+    /** Whether the trace has GPU telemetry beside its counters. */
+    public boolean hasGpus() {
+        return !gpus.isEmpty();
+    }
+
+    private static Map<RankKey, List<GpuRow>> readGpus(Path dir, Meta meta) throws IOException {
+        if (!Files.isRegularFile(dir.resolve(GPUS)) && !Files.isRegularFile(dir.resolve(GPUS + ".gz"))) {
+            return Map.of();
+        }
+        Map<Integer, RankKey> rankOfGpu = new LinkedHashMap<>();
+        for (Job job : meta.jobs()) {
+            for (int r = 0; r < job.gpus().size(); r++) {
+                rankOfGpu.put(job.gpus().get(r), new RankKey(job.name(), r));
+            }
+        }
+        Map<RankKey, List<GpuRow>> out = new LinkedHashMap<>();
+        try (BufferedReader in = open(dir, GPUS)) {
+            String header = in.readLine();
+            if (header == null || !header.startsWith("t_ms,gpu,uuid,util_pct,mem_util_pct,power_w,sm_clock_mhz")) {
+                throw new IOException(dir.resolve(GPUS) + ": unexpected header " + header);
+            }
+            int lineNo = 1;
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                lineNo++;
+                String[] f = line.split(",", -1);
+                if (f.length < 8) {
+                    throw new IOException(dir.resolve(GPUS) + ":" + lineNo + ": expected 8 fields: " + line);
+                }
+                RankKey rank = rankOfGpu.get(Integer.parseInt(f[1]));
+                if (rank == null) {
+                    continue; // a GPU no rank of this trace used
+                }
+                out.computeIfAbsent(rank, k -> new ArrayList<>()).add(new GpuRow(Long.parseLong(f[0]), f[2],
+                        decimal(f[3]), decimal(f[4]), decimal(f[5]), decimal(f[6]),
+                        f[7].isEmpty() ? null : Integer.valueOf(f[7])));
+            }
+        }
+        return out;
+    }
+
+    private static Double decimal(String field) {
+        return field.isEmpty() ? null : Double.valueOf(field);
     }
 
     private static BufferedReader open(Path dir, String name) throws IOException {

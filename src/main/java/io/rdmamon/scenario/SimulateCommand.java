@@ -55,6 +55,11 @@ public final class SimulateCommand implements Callable<Integer> {
             + " to this many ms late (0-499). Default ${DEFAULT-VALUE}.")
     long jitterMs;
 
+    @Option(names = "--no-gpu-samples", description = "With --from-trace: leave out the GPU telemetry of traces"
+            + " recorded with a GPU per rank (their ground truth then holds the network's deadlines), as a cluster"
+            + " whose collectors read no GPUs sees them.")
+    boolean noGpuSamples;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -115,12 +120,13 @@ public final class SimulateCommand implements Callable<Integer> {
             for (TraceImporter.Form form : forms.stream().map(TraceImporter.Form::of).toList()) {
                 for (long phase : phases) {
                     ScenarioRecorder.Recording recording = TraceImporter.importTrace(trace, form, phase, jitterMs,
-                            seed);
+                            seed, trace.hasGpus() && !noGpuSamples);
                     Path target = out.resolve(TraceImporter.scenarioName(trace, form, phase));
                     ScenarioFiles.write(recording, target);
-                    spec.commandLine().getErr().printf("%s: %d port samples, %d host samples, %d job records,"
-                                    + " %d incidents -> %s%n", dir.getFileName(), recording.portSamples().size(),
-                            recording.hostSamples().size(), recording.jobs().size(),
+                    spec.commandLine().getErr().printf("%s: %d port samples, %d host samples, %d GPU samples, %d job"
+                                    + " records, %d incidents -> %s%n", dir.getFileName(),
+                            recording.portSamples().size(), recording.hostSamples().size(),
+                            recording.gpuSamples().size(), recording.jobs().size(),
                             recording.truth().incidents().size(), target);
                 }
             }

@@ -1,5 +1,6 @@
 package io.rdmamon.scenario;
 
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -29,6 +30,13 @@ import java.util.SplittableRandom;
  * job is a TCP_FALLBACK from its training start (in the switch form from the switch), to be flagged within
  * {@link #FALLBACK_DEADLINE_MS}; a stall once on sockets may be flagged. A rate-limited link
  * may be flagged as degraded or its rank as a straggler. Anything else is a false positive.
+ *
+ * <p>A trace recorded with a GPU per rank ({@link NcclTrace#hasGpus()}) also gives each node's GPU samples, read at
+ * the node's sampling instants: the mean of the GPU's readings since the node's previous sample, its processes as last
+ * polled. The job's ranks then name their GPU. A hang during which every rank's GPU waits inside a collective (busy,
+ * with no memory traffic) is then to be flagged within {@link #GPU_HANG_DEADLINE_MS}, whatever the job paused before;
+ * a hang where some rank stopped outside its GPU keeps the network's deadline. A lost link (link-down) is a hang from
+ * when the job would have talked again: the end of the evaluation, checkpoint or stall it was in.
  */
 public final class TraceImporter {
     /** Traces begin here in event time. */
@@ -37,6 +45,13 @@ public final class TraceImporter {
     /** A hang after pauses may take twice the longest of them, and this for sampling and delivery. */
     public static final long HANG_SLACK_MS = 3_000;
     public static final long FALLBACK_DEADLINE_MS = 90_000;
+    /** A hang that every rank's GPU shows (all waiting in a collective) is flagged within this. */
+    public static final long GPU_HANG_DEADLINE_MS = 5_000;
+    /** How long after a hang's start the GPUs' readings say whether every rank waits in a collective. */
+    private static final long GPU_WAIT_LOOK_MS = 3_000;
+    /** A GPU busy at least this much with at most {@link #WAIT_MEMORY_PERCENT} memory traffic waits in a kernel. */
+    private static final double WAIT_UTILIZATION_PERCENT = 90;
+    private static final double WAIT_MEMORY_PERCENT = 1;
     /** A job-wide quiet longer than this is a pause (evaluation, checkpoint), not a gap between iterations. */
     static final long PAUSE_MS = 1_000;
     /** A pause this long is the first one a monitor may take for a hang. */
@@ -78,8 +93,21 @@ public final class TraceImporter {
         return trace.meta().name() + "-" + form.label() + "-phase" + phaseMs;
     }
 
+    /** The trace's records, with its GPU samples where it has them. */
     public static ScenarioRecorder.Recording importTrace(NcclTrace trace, Form form, long phaseMs, long jitterMs,
                                                          long seed) {
+        return importTrace(trace, form, phaseMs, jitterMs, seed, trace.hasGpus());
+    }
+
+    /**
+     * The trace's records; {@code gpuSamples} false leaves its GPU telemetry out (a cluster whose collectors read no
+     * GPUs), with the network's deadlines in the ground truth.
+     */
+    public static ScenarioRecorder.Recording importTrace(NcclTrace trace, Form form, long phaseMs, long jitterMs,
+                                                         long seed, boolean gpuSamples) {
+        if (gpuSamples && !trace.hasGpus()) {
+            throw new IllegalArgumentException(trace.meta().name() + " has no GPU telemetry (gpus.csv)");
+        }
         if (phaseMs < 0 || phaseMs >= 60_000) {
             throw new IllegalArgumentException("the phase is 0 to 59999 ms, got " + phaseMs);
         }
@@ -94,6 +122,9 @@ public final class TraceImporter {
                 .toList();
         List<ScenarioRecorder.Arrival<PortSample>> ports = new ArrayList<>();
         List<ScenarioRecorder.Arrival<HostIfaceSample>> hosts = new ArrayList<>();
+        List<ScenarioRecorder.Arrival<GpuSample>> gpus = new ArrayList<>();
+        // a random of their own: the other records stay as they were for traces without GPUs
+        SplittableRandom gpuDelays = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + phaseMs + 1);
         for (int i = 0; i < ranks.size(); i++) {
             NcclTrace.RankKey rank = ranks.get(i);
             String node = node(i);
@@ -121,6 +152,11 @@ public final class TraceImporter {
                 hosts.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
                         hostSample(node, ts, interval, rdma ? null : tx, rdma ? null : rx, prevBytes == null,
                                 random)));
+                GpuSample gpu = gpuSamples ? gpuSample(trace.gpus().get(rank), node, prev < 0 ? t - 1000 : prev, t,
+                        ts) : null;
+                if (gpu != null) {
+                    gpus.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(gpuDelays), gpu));
+                }
                 prev = t;
                 prevBytes = bytes;
             }
@@ -134,17 +170,49 @@ public final class TraceImporter {
                 nodes.add(node(first + r));
             }
             first += job.ranks();
-            SimulatedJob simulated = job(trace, job, nodes, base);
+            SimulatedJob simulated = job(trace, job, nodes, base, gpuSamples);
             jobs.addAll(simulated.lifecycle());
-            incidents.addAll(truth(trace, job, simulated, form, base));
+            incidents.addAll(truth(trace, job, simulated, form, base, gpuSamples));
         }
         jobs.sort(Comparator.comparingLong(JobRecord::updatedAt));
         String description = trace.meta().description() + " [real NCCL trace, " + form.label() + " form, sampling"
-                + " phase " + phaseMs + " ms, jitter " + jitterMs + " ms]";
+                + " phase " + phaseMs + " ms, jitter " + jitterMs + " ms" + (gpuSamples ? ", GPU samples" : "") + "]";
         GroundTruth truth = new GroundTruth(GroundTruth.VERSION, name, description, seed, base,
                 base + trace.meta().durationMs(), incidents);
         return new ScenarioRecorder.Recording(ScenarioRecorder.inArrivalOrder(ports, PortSample::ts),
-                ScenarioRecorder.inArrivalOrder(hosts, HostIfaceSample::ts), jobs, truth);
+                ScenarioRecorder.inArrivalOrder(hosts, HostIfaceSample::ts), jobs, truth,
+                ScenarioRecorder.inArrivalOrder(gpus, GpuSample::ts));
+    }
+
+    /**
+     * The node's GPU over (fromMs, toMs]: the mean of its readings, as the collector averages nvidia-smi's stream over
+     * its interval; processes as last polled. Null when the GPU had no reading in the interval.
+     */
+    private static GpuSample gpuSample(List<NcclTrace.GpuRow> rows, String node, long fromMs, long toMs, long ts) {
+        if (rows == null) {
+            return null;
+        }
+        List<NcclTrace.GpuRow> in = rows.stream().filter(r -> r.tMs() > fromMs && r.tMs() <= toMs).toList();
+        if (in.isEmpty()) {
+            return null;
+        }
+        NcclTrace.GpuRow last = in.get(in.size() - 1);
+        return new GpuSample(GpuSample.VERSION, node, 0, last.uuid(), ts, toMs - fromMs,
+                mean(in, NcclTrace.GpuRow::utilizationPercent), mean(in, NcclTrace.GpuRow::memoryUtilizationPercent),
+                mean(in, NcclTrace.GpuRow::powerWatts), mean(in, NcclTrace.GpuRow::smClockMHz), last.processes());
+    }
+
+    private static Double mean(List<NcclTrace.GpuRow> rows, java.util.function.Function<NcclTrace.GpuRow, Double> f) {
+        double sum = 0;
+        int n = 0;
+        for (NcclTrace.GpuRow row : rows) {
+            Double v = f.apply(row);
+            if (v != null) {
+                sum += v;
+                n++;
+            }
+        }
+        return n == 0 ? null : Math.round(sum / n * 100) / 100.0;
     }
 
     /** Where the {@link Form#SWITCH} form moves the traffic from the RDMA port to eth0: half way through the trace. */
@@ -164,7 +232,8 @@ public final class TraceImporter {
      * The job's records: Running shortly before its processes start, Succeeded after all exited cleanly, Failed after
      * a rank was killed (its pod fails, and the job with it).
      */
-    private static SimulatedJob job(NcclTrace trace, NcclTrace.Job job, List<String> nodes, long base) {
+    private static SimulatedJob job(NcclTrace trace, NcclTrace.Job job, List<String> nodes, long base,
+                                    boolean gpuSamples) {
         long started = trace.events(job.name(), "init_start").stream().mapToLong(NcclTrace.Event::tMs).min()
                 .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
                         + " has no init_start event"));
@@ -172,8 +241,13 @@ public final class TraceImporter {
         Long succeeded = exits.size() == job.ranks()
                 ? base + exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() + POD_EXIT_MS : null;
         long running = Math.max(0, started - POD_LEAD_MS);
-        SimulatedJob simulated = SimulatedJob.create(trace.meta().name(), job.name(), NAMESPACE,
-                SimulatedJob.ranks(job.name(), nodes, List.of(DEVICE)), base + running, succeeded, null);
+        List<JobRecord.Rank> ranks = SimulatedJob.ranks(job.name(), nodes, List.of(DEVICE));
+        if (gpuSamples) {
+            ranks = ranks.stream().map(r -> new JobRecord.Rank(r.rank(), r.pod(), r.node(), r.devices(),
+                    r.instanceType(), r.virtualNode(), List.of(job.gpuUuids().get(r.rank())))).toList();
+        }
+        SimulatedJob simulated = SimulatedJob.create(trace.meta().name(), job.name(), NAMESPACE, ranks,
+                base + running, succeeded, null);
         NcclTrace.Injected crash = stop(trace, job.name());
         if (succeeded != null || crash == null || !crash.kind().equals(NcclTrace.Injected.CRASH)) {
             return simulated;
@@ -185,16 +259,63 @@ public final class TraceImporter {
         return new SimulatedJob(lifecycle, null);
     }
 
-    /** The job's first hang or crash, null without. */
+    /** The job's first hang, lost link or crash, null without. */
     private static NcclTrace.Injected stop(NcclTrace trace, String job) {
         return trace.meta().incidents().stream()
                 .filter(i -> i.job().equals(job))
-                .filter(i -> i.kind().equals(NcclTrace.Injected.HANG) || i.kind().equals(NcclTrace.Injected.CRASH))
+                .filter(i -> i.stalls() || i.kind().equals(NcclTrace.Injected.CRASH))
                 .findFirst().orElse(null);
     }
 
+    /**
+     * When a stall starts to hold the job: at once for a stopped rank; for a lost link, once every rank has left the
+     * evaluation, checkpoint or data-loader stall it was in (until then nobody waits on the link).
+     */
+    static long stallStart(NcclTrace trace, NcclTrace.Injected injected) {
+        if (!injected.kind().equals(NcclTrace.Injected.LINK_DOWN)) {
+            return injected.atMs();
+        }
+        long start = injected.atMs();
+        for (String phase : List.of("eval", "ckpt", "loader_stall")) {
+            for (NcclTrace.RankKey rank : trace.ranks(injected.job())) {
+                long lastStart = lastBefore(trace, rank, phase + "_start", injected.atMs());
+                long lastEnd = lastBefore(trace, rank, phase + "_end", injected.atMs());
+                if (lastStart > lastEnd) {
+                    long end = trace.events(injected.job(), phase + "_end").stream()
+                            .filter(e -> e.rank() == rank.rank() && e.tMs() >= injected.atMs())
+                            .mapToLong(NcclTrace.Event::tMs).min().orElse(injected.atMs());
+                    start = Math.max(start, end);
+                }
+            }
+        }
+        return start;
+    }
+
+    private static long lastBefore(NcclTrace trace, NcclTrace.RankKey rank, String event, long tMs) {
+        return trace.events(rank.job(), event).stream().filter(e -> e.rank() == rank.rank() && e.tMs() < tMs)
+                .mapToLong(NcclTrace.Event::tMs).max().orElse(-1);
+    }
+
+    /**
+     * Whether every GPU of the job waits inside a collective over the first {@link #GPU_WAIT_LOOK_MS} of a stall:
+     * busy at least {@link #WAIT_UTILIZATION_PERCENT} with at most {@link #WAIT_MEMORY_PERCENT} memory traffic, on
+     * the mean of the recorded readings. Read from what the GPUs did, not from how the stall was caused.
+     */
+    static boolean everyGpuWaits(NcclTrace trace, String job, long fromMs) {
+        for (NcclTrace.RankKey rank : trace.ranks(job)) {
+            List<NcclTrace.GpuRow> rows = trace.gpus().getOrDefault(rank, List.of()).stream()
+                    .filter(r -> r.tMs() >= fromMs && r.tMs() < fromMs + GPU_WAIT_LOOK_MS).toList();
+            Double util = mean(rows, NcclTrace.GpuRow::utilizationPercent);
+            Double memory = mean(rows, NcclTrace.GpuRow::memoryUtilizationPercent);
+            if (util == null || memory == null || util < WAIT_UTILIZATION_PERCENT || memory > WAIT_MEMORY_PERCENT) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static List<Incident> truth(NcclTrace trace, NcclTrace.Job job, SimulatedJob simulated, Form form,
-                                        long base) {
+                                        long base, boolean gpuSamples) {
         List<Incident> out = new ArrayList<>();
         long trainStart = trace.events(job.name(), "init_done").stream().mapToLong(NcclTrace.Event::tMs).max()
                 .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
@@ -226,7 +347,8 @@ public final class TraceImporter {
                 continue;
             }
             String node = simulated.running().ranks().get(injected.rank()).node();
-            long at = base + injected.atMs();
+            long startMs = injected.stalls() ? stallStart(trace, injected) : injected.atMs();
+            long at = base + startMs;
             if (injected.kind().equals(NcclTrace.Injected.SLOW_LINK)) {
                 Long end = injected.endMs() == null ? null : base + injected.endMs();
                 String note = "rank " + injected.rank() + "'s link limited to " + injected.rate() + " (tc)";
@@ -235,14 +357,17 @@ public final class TraceImporter {
                         at, end, note, null));
                 continue;
             }
-            long longest = pauses.stream().filter(p -> p[1] <= injected.atMs()).mapToLong(p -> p[1] - p[0]).max()
+            long longest = pauses.stream().filter(p -> p[1] <= startMs).mapToLong(p -> p[1] - p[0]).max()
                     .orElse(0);
-            long deadline = Math.max(HANG_DEADLINE_MS, 2 * longest + HANG_SLACK_MS);
             boolean crash = injected.kind().equals(NcclTrace.Injected.CRASH);
+            boolean gpusWait = gpuSamples && !crash && everyGpuWaits(trace, job.name(), startMs);
+            long deadline = gpusWait ? GPU_HANG_DEADLINE_MS : Math.max(HANG_DEADLINE_MS, 2 * longest + HANG_SLACK_MS);
             String what = injected.note() != null ? injected.note() : "rank " + injected.rank() + " "
                     + (crash ? "crashed (SIGKILL): its pod and the job go Failed " + POD_EXIT_MS / 1000 + " s later"
-                    : "hung (SIGSTOP)");
-            String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s";
+                    : injected.kind().equals(NcclTrace.Injected.LINK_DOWN) ? "lost its link at "
+                    + injected.atMs() / 1000.0 + " s (NIC down)" : "hung (SIGSTOP)");
+            String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s"
+                    + (gpusWait ? "; every rank's GPU waits in a collective" : "");
             // once on sockets the job's quiet is not seen on RDMA ports: a stall there may be flagged, need not be;
             // a crash is the job's Failed record, a stall until then may be flagged
             boolean expected = injected.atMs() < onTcp && !crash;

@@ -46,7 +46,7 @@ class RealTracesTest {
             NcclTrace trace = NcclTrace.read(dir);
             for (TraceImporter.Form form : FORMS) {
                 for (long phase : PHASES) {
-                    ScenarioFiles.write(TraceImporter.importTrace(trace, form, phase, 50, 1),
+                    ScenarioFiles.write(TraceImporter.importTrace(trace, form, phase, 50, 1, false),
                             root.resolve(TraceImporter.scenarioName(trace, form, phase)));
                 }
             }
