@@ -1,19 +1,18 @@
 package io.rdmamon.cli;
 
-import io.rdmamon.access.AccessRefusedException;
+import io.rdmamon.access.CommandErrors;
 import io.rdmamon.alerts.AlertsCommand;
 import io.rdmamon.bench.BenchCommand;
 import io.rdmamon.capacity.CapacityCommand;
 import io.rdmamon.collector.CollectorCommand;
 import io.rdmamon.demo.DemoCommand;
-import io.rdmamon.influx.InfluxCommand;
+import io.rdmamon.sink.InfluxCommand;
 import io.rdmamon.evaluate.EvaluateCommand;
 import io.rdmamon.replay.ReplayCommand;
 import io.rdmamon.scenario.SimulateCommand;
 import io.rdmamon.sink.SinkCommand;
 import io.rdmamon.jobs.JobsCommand;
 import io.rdmamon.streams.StreamsCommand;
-import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -35,9 +34,8 @@ import java.util.function.Supplier;
 public final class Main {
 
     /**
-     * The subcommands by name, in the order help lists them: a class of its own, so that loading {@link Main} (the
-     * collector's entry point calls {@link #withConfigErrors}) links none of them; the collector's class path lacks
-     * their libraries.
+     * The subcommands by name, in the order help lists them: a class of its own, so that loading {@link Main} links
+     * none of them.
      */
     static final class Subcommands {
         static final Map<String, Supplier<Object>> ALL = subcommands();
@@ -85,26 +83,6 @@ public final class Main {
                 cmd.addSubcommand(name, command.get());
             }
         });
-        return withConfigErrors(cmd);
-    }
-
-    /**
-     * A configuration error ends the command with exit code 2 and one line, not a stack trace; so does Kafka refusing
-     * the role's credentials or an ACL, with exit code 3. Loading this class
-     * loads none of the subcommands (the collector's own entry point relies on that: its class path lacks theirs).
-     */
-    public static CommandLine withConfigErrors(CommandLine cmd) {
-        cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (ex instanceof ConfigException || ex instanceof IllegalArgumentException) {
-                commandLine.getErr().println("rdmamon: configuration error: " + ex.getMessage());
-                return 2;
-            }
-            if (ex instanceof AccessRefusedException) {
-                commandLine.getErr().println("rdmamon: " + ex.getMessage());
-                return AccessRefusedException.EXIT_CODE;
-            }
-            throw ex;
-        });
-        return cmd;
+        return CommandErrors.withConfigErrors(cmd);
     }
 }

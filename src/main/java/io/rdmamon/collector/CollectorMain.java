@@ -1,6 +1,6 @@
 package io.rdmamon.collector;
 
-import io.rdmamon.cli.Main;
+import io.rdmamon.access.CommandErrors;
 import picocli.CommandLine;
 
 /**
@@ -15,6 +15,6 @@ public final class CollectorMain {
     public static void main(String[] args) {
         // before any logger exists: the collector's logging is set up in code, not from logback.xml
         System.setProperty(CollectorLogging.PROPERTY, CollectorLogging.COLLECTOR);
-        System.exit(Main.withConfigErrors(new CommandLine(new CollectorCommand())).execute(args));
+        System.exit(CommandErrors.withConfigErrors(new CommandLine(new CollectorCommand())).execute(args));
     }
 }

@@ -6,7 +6,7 @@ import io.rdmamon.jobs.AssignmentKeys;
 import io.rdmamon.jobs.Holder;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PodIdentity;
-import io.rdmamon.streams.state.ObjectStore;
+import io.rdmamon.state.ObjectStore;
 
 import java.util.stream.Collectors;
 

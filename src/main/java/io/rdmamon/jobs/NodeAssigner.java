@@ -2,12 +2,12 @@ package io.rdmamon.jobs;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmamon.collector.LogLimiter;
 import io.rdmamon.config.StoreType;
 import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.model.PortSample;
-import io.rdmamon.streams.state.ObjectStore;
-import io.rdmamon.streams.state.ObjectStores;
+import io.rdmamon.state.ObjectStore;
+import io.rdmamon.state.ObjectStores;
+import io.rdmamon.support.LogLimiter;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

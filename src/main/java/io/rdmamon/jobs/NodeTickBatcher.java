@@ -1,8 +1,8 @@
 package io.rdmamon.jobs;
 
 import io.rdmamon.config.StoreType;
-import io.rdmamon.streams.state.ObjectStore;
-import io.rdmamon.streams.state.ObjectStores;
+import io.rdmamon.state.ObjectStore;
+import io.rdmamon.state.ObjectStores;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

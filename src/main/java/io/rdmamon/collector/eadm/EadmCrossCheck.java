@@ -1,9 +1,9 @@
 package io.rdmamon.collector.eadm;
 
-import io.rdmamon.collector.LogLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.collector.EadmRate;
+import io.rdmamon.support.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

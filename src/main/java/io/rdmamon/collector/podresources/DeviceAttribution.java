@@ -2,13 +2,13 @@ package io.rdmamon.collector.podresources;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmamon.collector.LogLimiter;
 import io.rdmamon.collector.podresources.v1.ContainerDevices;
 import io.rdmamon.collector.podresources.v1.ContainerResources;
 import io.rdmamon.collector.podresources.v1.ListPodResourcesResponse;
 import io.rdmamon.collector.podresources.v1.PodResources;
 import io.rdmamon.model.PodDeviceMap;
 import io.rdmamon.model.PodDeviceMap.PodDevices;
+import io.rdmamon.support.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,9 +4,9 @@ import io.grpc.StatusRuntimeException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.collector.SampleSink;
-import io.rdmamon.collector.LogLimiter;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PodDeviceMap;
+import io.rdmamon.support.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,7 +2,7 @@ package io.rdmamon.collector.sysfs;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmamon.collector.LogLimiter;
+import io.rdmamon.support.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.rdmamon.collector.LogLimiter;
+import io.rdmamon.support.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmamon.collector.LogLimiter;
+import io.rdmamon.support.LogLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,10 +2,10 @@ package io.rdmamon.jobs.k8s;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmamon.collector.LogLimiter;
 import io.rdmamon.model.PodDeviceMap;
 import io.rdmamon.model.PodDeviceMap.PodDevices;
 import io.rdmamon.model.RecordParser;
+import io.rdmamon.support.LogLimiter;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;

@@ -1,4 +1,4 @@
-package io.rdmamon.streams.state;
+package io.rdmamon.state;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.StateStore;

@@ -1,4 +1,4 @@
-package io.rdmamon.streams.state;
+package io.rdmamon.state;
 
 import io.rdmamon.config.StoreType;
 import org.apache.kafka.common.serialization.Serdes;

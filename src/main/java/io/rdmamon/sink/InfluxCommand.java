@@ -1,8 +1,10 @@
-package io.rdmamon.influx;
+package io.rdmamon.sink;
 
 import io.rdmamon.config.ConfigOptions;
 import io.rdmamon.config.Durations;
-import io.rdmamon.sink.SinkConfig;
+import io.rdmamon.influx.InfluxSettings;
+import io.rdmamon.influx.InfluxSetup;
+import io.rdmamon.influx.SchemaDoc;
 import org.influxdb.InfluxDB;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

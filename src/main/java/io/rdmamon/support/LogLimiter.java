@@ -1,4 +1,4 @@
-package io.rdmamon.collector;
+package io.rdmamon.support;
 
 import java.time.Duration;
 import java.util.HashMap;
