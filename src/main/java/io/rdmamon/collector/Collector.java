@@ -7,10 +7,12 @@ import io.rdmamon.collector.eadm.EadmCrossCheck;
 import io.rdmamon.collector.eadm.EadmPortSamples;
 import io.rdmamon.collector.eadm.EadmSupervisor;
 import io.rdmamon.collector.eadm.PortAttributes;
+import io.rdmamon.collector.gpu.GpuSource;
 import io.rdmamon.collector.host.HostIfaceSource;
 import io.rdmamon.collector.sysfs.SysfsPass;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
 import io.rdmamon.collector.sysfs.SysfsUnavailableException;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.PortSample;
 import org.slf4j.Logger;
@@ -28,8 +30,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The node agent's sampling loop: every interval, one pass over sysfs, eadm and the host interfaces, then one record
- * per port and per interface to the sink. Sysfs counters are the primary source; eadm stands in for devices whose
+ * The node agent's sampling loop: every interval, one pass over sysfs, eadm, the host interfaces and the GPUs, then
+ * one record per port, per interface and per GPU to the sink. Sysfs counters are the primary source; eadm stands in for devices whose
  * traffic sysfs cannot show, and cross-checks the others. A pass never waits for Kafka (the sink buffers), and a
  * failing pass is logged and counted without stopping the schedule.
  */
@@ -37,15 +39,17 @@ public final class Collector implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Collector.class);
 
     /** What one pass produced. */
-    public record Pass(List<PortSample> ports, List<HostIfaceSample> hosts) {
+    public record Pass(List<PortSample> ports, List<HostIfaceSample> hosts, List<GpuSample> gpus) {
     }
 
     private final String node;
     private final String portTopic;
     private final String hostTopic;
+    private final String gpuTopic;
     private final SysfsPortSource sysfs;
     private final HostIfaceSource hosts;
     private final EadmSupervisor eadm;
+    private final GpuSource gpus;
     private final EadmCrossCheck crossCheck;
     private final EadmPortSamples eadmSamples = new EadmPortSamples();
     private final SampleJson json = new SampleJson();
@@ -59,20 +63,22 @@ public final class Collector implements AutoCloseable {
     private ScheduledExecutorService scheduler;
 
     public Collector(String node, CollectorConfig config, SysfsPortSource sysfs, HostIfaceSource hosts,
-                     EadmSupervisor eadm, EadmCrossCheck crossCheck, SampleSink sink, MeterRegistry registry,
-                     Clock clock) {
+                     EadmSupervisor eadm, EadmCrossCheck crossCheck, GpuSource gpus, SampleSink sink,
+                     MeterRegistry registry, Clock clock) {
         this.node = node;
         this.portTopic = config.getString(CollectorConfig.PORT_SAMPLES_TOPIC_CONFIG);
         this.hostTopic = config.getString(CollectorConfig.HOST_SAMPLES_TOPIC_CONFIG);
+        this.gpuTopic = config.getString(CollectorConfig.GPU_SAMPLES_TOPIC_CONFIG);
         this.noDeviceWarnIntervalMs = config.getLong(CollectorConfig.NO_DEVICE_WARN_INTERVAL_MS_CONFIG);
         this.sysfs = sysfs;
         this.hosts = hosts;
         this.eadm = eadm;
         this.crossCheck = crossCheck;
+        this.gpus = gpus;
         this.sink = sink;
         this.clock = clock;
         this.passTimer = Timer.builder("rdmamon.collector.pass.duration")
-                .description("time of one sampling pass (sysfs, eadm, host interfaces)").register(registry);
+                .description("time of one sampling pass (sysfs, eadm, host interfaces, GPUs)").register(registry);
         this.passFailures = Counter.builder("rdmamon.collector.pass.failures")
                 .description("sampling passes that failed with an unexpected error").register(registry);
     }
@@ -100,6 +106,9 @@ public final class Collector implements AutoCloseable {
         for (HostIfaceSample s : pass.hosts()) {
             sink.publish(hostTopic, s.key(), s.ts(), json.hostSample(s));
         }
+        for (GpuSample s : pass.gpus()) {
+            sink.publish(gpuTopic, s.key(), s.ts(), json.gpuSample(s));
+        }
     }
 
     /** Reads every source once. */
@@ -112,7 +121,7 @@ public final class Collector implements AutoCloseable {
             if (ports.isEmpty()) {
                 warnNoDevice(wallMs);
             }
-            return new Pass(ports, hosts.sample(wallMs, monoNanos));
+            return new Pass(ports, hosts.sample(wallMs, monoNanos), gpus == null ? List.of() : gpus.sample(wallMs));
         });
     }
 
@@ -176,6 +185,11 @@ public final class Collector implements AutoCloseable {
         return out;
     }
 
+    /** The uuids of the GPUs this collector reads (in pod mode: the pod's own); empty without GPU source. */
+    public List<String> gpuUuids() {
+        return gpus == null ? List.of() : gpus.uuids();
+    }
+
     static boolean isErdma(String device) {
         return device.startsWith("erdma");
     }
@@ -222,6 +236,9 @@ public final class Collector implements AutoCloseable {
         }
         if (eadm != null) {
             eadm.close();
+        }
+        if (gpus != null) {
+            gpus.close();
         }
         sink.close();
     }

@@ -3,6 +3,8 @@ package io.rdmamon.collector;
 import io.rdmamon.collector.eadm.EadmConfig;
 import io.rdmamon.collector.eadm.EadmCrossCheck;
 import io.rdmamon.collector.eadm.EadmSupervisor;
+import io.rdmamon.collector.gpu.GpuConfig;
+import io.rdmamon.collector.gpu.GpuSource;
 import io.rdmamon.collector.host.HostIfaceSource;
 import io.rdmamon.collector.podresources.PodDeviceReporter;
 import io.rdmamon.collector.podresources.PodResourcesConfig;
@@ -34,11 +36,12 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code rdmamon collector}: the node agent. */
 @Command(name = "collector", mixinStandardHelpOptions = true,
-        description = {"Samples the node's RDMA ports (sysfs counters, eadm) and host interfaces every interval and "
-                + "publishes one record per port to Kafka.",
+        description = {"Samples the node's RDMA ports (sysfs counters, eadm), host interfaces and GPUs (nvidia-smi) "
+                + "every interval and publishes one record per port, interface and GPU to Kafka.",
                 "",
                 "  rdmamon collector --config /etc/rdmamon/collector.properties",
                 "  rdmamon collector --once --sysfs /sys            # no Kafka: print what rdmamon sees",
+                "  rdmamon collector --stdout --interval 1s         # no Kafka: print every record, every interval",
                 "",
                 "Every configuration key (rdmamon config show collector) can also be set by environment: "
                         + "collector.interval.ms as RDMAMON_COLLECTOR_INTERVAL_MS, kafka.bootstrap.servers as "
@@ -55,6 +58,10 @@ public final class CollectorCommand implements Callable<Integer> {
     @Option(names = "--once", description = "No Kafka: read twice, one interval apart, and print the second pass's "
             + "records as JSON lines on stdout.")
     boolean once;
+
+    @Option(names = "--stdout", description = "No Kafka: run as in production, but print every record (ports, "
+            + "interfaces, GPUs, pod devices) as a JSON line on stdout instead of publishing it.")
+    boolean stdout;
 
     @Option(names = "--sysfs", paramLabel = "DIR", description = "sysfs root (collector.sysfs.root, default /sys).")
     Path sysfsRoot;
@@ -110,6 +117,7 @@ public final class CollectorCommand implements Callable<Integer> {
                 SampleJson json = new SampleJson();
                 second.ports().forEach(s -> out.println(new String(json.portSample(s), StandardCharsets.UTF_8)));
                 second.hosts().forEach(s -> out.println(new String(json.hostSample(s), StandardCharsets.UTF_8)));
+                second.gpus().forEach(s -> out.println(new String(json.gpuSample(s), StandardCharsets.UTF_8)));
                 out.flush();
             } finally {
                 collector.close();
@@ -121,15 +129,22 @@ public final class CollectorCommand implements Callable<Integer> {
     private int runForever(CollectorConfig config, Map<String, String> env) throws Exception {
         MetricsEndpoint metrics = new MetricsEndpoint()
                 .serve(config.getString(CollectorConfig.METRICS_BIND_CONFIG), config.getInt(CollectorConfig.METRICS_PORT_CONFIG));
-        KafkaSampleSink sink = new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry());
-        metrics.readiness(sink::notReady);
+        SampleSink sink;
+        if (stdout) {
+            sink = new StdoutSink(System.out);
+        } else {
+            KafkaSampleSink kafka = new KafkaSampleSink(new PublishConfig(config.originals()), metrics.registry());
+            metrics.readiness(kafka::notReady);
+            sink = kafka;
+        }
         Collector collector = build(config, env, metrics, sink);
         // without collector.node and NODE_NAME the name is a host-name lookup: once is enough
         String nodeName = config.node(env);
         PodResourcesConfig podResources = new PodResourcesConfig(config.originals());
         PodDeviceReporter podDevices = config.podMode()
                 ? PodDeviceReporter.startInPod(podResources, nodeName, env.get("POD_NAMESPACE"), env.get("POD_NAME"),
-                config.sysfsRoot(), config.devicesInclude(), config.devicesExclude(), sink, metrics.registry())
+                config.sysfsRoot(), config.devicesInclude(), config.devicesExclude(), collector::gpuUuids, sink,
+                metrics.registry())
                 : PodDeviceReporter.startIfAvailable(podResources, nodeName, config.sysfsRoot(), sink,
                 metrics.registry());
         CountDownLatch stopped = new CountDownLatch(1);
@@ -160,10 +175,13 @@ public final class CollectorCommand implements Callable<Integer> {
         var registry = metrics.registry();
         EadmConfig eadmConfig = new EadmConfig(config.originals());
         EadmSupervisor eadm = eadmConfig.enabled() ? new EadmSupervisor(eadmConfig, registry) : null;
+        GpuConfig gpuConfig = new GpuConfig(config.originals());
+        GpuSource gpus = gpuConfig.enabled() ? new GpuSource(gpuConfig, nodeName, config.intervalMs(),
+                gpuConfig.countProcesses(GpuSource.seesHostProcesses()), registry) : null;
         return new Collector(nodeName, config,
                 new SysfsPortSource(config.sysfsRoot(), nodeName, config.devicesInclude(), config.devicesExclude(), registry,
                         config.keepSysfsFilesOpen(), config.getLong(CollectorConfig.SYSFS_RESCAN_MS_CONFIG)),
                 new HostIfaceSource(config.sysfsRoot(), nodeName, config.hostInterfaces(), registry),
-                eadm, new EadmCrossCheck(eadmConfig, registry), sink, registry, Clock.systemUTC());
+                eadm, new EadmCrossCheck(eadmConfig, registry), gpus, sink, registry, Clock.systemUTC());
     }
 }

@@ -1,6 +1,7 @@
 package io.rdmamon.collector;
 
 import io.rdmamon.collector.eadm.EadmConfig;
+import io.rdmamon.collector.gpu.GpuConfig;
 import io.rdmamon.collector.podresources.PodResourcesConfig;
 import io.rdmamon.collector.publish.PublishConfig;
 import io.rdmamon.collector.sysfs.SysfsPortSource;
@@ -96,6 +97,9 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String HOST_SAMPLES_TOPIC_CONFIG = "collector.topic.host.samples";
     private static final String HOST_SAMPLES_TOPIC_DOC = "Topic for host-interface samples.";
 
+    public static final String GPU_SAMPLES_TOPIC_CONFIG = "collector.topic.gpu.samples";
+    private static final String GPU_SAMPLES_TOPIC_DOC = "Topic for GPU samples (one record per GPU per interval).";
+
     public static final String NO_DEVICE_WARN_INTERVAL_MS_CONFIG = "collector.no.device.warn.interval.ms";
     public static final long DEFAULT_NO_DEVICE_WARN_INTERVAL_MS = 600_000;
     private static final String NO_DEVICE_WARN_INTERVAL_MS_DOC = "When no RDMA device is found the collector keeps "
@@ -109,7 +113,7 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String DEFAULT_METRICS_BIND = "0.0.0.0";
     private static final String METRICS_BIND_DOC = "Address the metrics endpoint binds to.";
 
-    public static final ConfigDef CONFIG = PodResourcesConfig.define(PublishConfig.define(EadmConfig.define(new ConfigDef()
+    public static final ConfigDef CONFIG = PodResourcesConfig.define(PublishConfig.define(GpuConfig.define(EadmConfig.define(new ConfigDef()
             .define(NODE_CONFIG, Type.STRING, DEFAULT_NODE, Importance.HIGH, NODE_DOC)
             .define(MODE_CONFIG, Type.STRING, MODE_NODE, ConfigDef.ValidString.in(MODE_NODE, MODE_POD),
                     Importance.HIGH, MODE_DOC)
@@ -131,11 +135,13 @@ public final class CollectorConfig extends AbstractConfig {
                     Importance.LOW, PORT_SAMPLES_TOPIC_DOC)
             .define(HOST_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.HOST_SAMPLES, new ConfigDef.NonEmptyString(),
                     Importance.LOW, HOST_SAMPLES_TOPIC_DOC)
+            .define(GPU_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.GPU_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, GPU_SAMPLES_TOPIC_DOC)
             .define(NO_DEVICE_WARN_INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_NO_DEVICE_WARN_INTERVAL_MS,
                     ConfigDef.Range.atLeast(1_000L), Importance.LOW, NO_DEVICE_WARN_INTERVAL_MS_DOC)
             .define(METRICS_PORT_CONFIG, Type.INT, DEFAULT_METRICS_PORT, ConfigDef.Range.between(-1, 65_535),
                     Importance.MEDIUM, METRICS_PORT_DOC)
-            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC))));
+            .define(METRICS_BIND_CONFIG, Type.STRING, DEFAULT_METRICS_BIND, Importance.LOW, METRICS_BIND_DOC)))));
 
     public CollectorConfig(Map<?, ?> originals) {
         super(CONFIG, originals, false);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.PortSample;
 
@@ -15,7 +16,7 @@ import java.util.Map;
 /**
  * The collector's records as JSON, written with jackson-core's streaming generator (the same {@link JsonFactory}
  * defaults and the same UTF-8 writer as {@link io.rdmamon.model.Json}'s mapper) into one reused buffer: the same bytes
- * as {@link io.rdmamon.model.Json} writes for {@link PortSample} and {@link HostIfaceSample} — fields in the order of
+ * as {@link io.rdmamon.model.Json} writes for {@link PortSample}, {@link HostIfaceSample} and {@link GpuSample} — fields in the order of
  * their {@code @JsonPropertyOrder}, {@code null} written out, an empty {@code errorClasses} left out — which {@code
  * SampleJsonTest} checks against the mapper itself. Why not the mapper: on the node agent, Jackson's databind costs
  * more CPU per record than reading the counters behind it, and its classes cost start-up time and metaspace (about
@@ -43,6 +44,13 @@ public final class SampleJson {
     private static final SerializedString RX_PACKETS = new SerializedString("rxPacketsPerSec");
     private static final SerializedString ERRORS = new SerializedString("errors");
     private static final SerializedString ERROR_CLASSES = new SerializedString("errorClasses");
+    private static final SerializedString GPU = new SerializedString("gpu");
+    private static final SerializedString UUID = new SerializedString("uuid");
+    private static final SerializedString UTILIZATION = new SerializedString("utilizationPercent");
+    private static final SerializedString MEMORY_UTILIZATION = new SerializedString("memoryUtilizationPercent");
+    private static final SerializedString POWER = new SerializedString("powerWatts");
+    private static final SerializedString SM_CLOCK = new SerializedString("smClockMHz");
+    private static final SerializedString PROCESSES = new SerializedString("processes");
 
     /** Each record's bytes, emptied before the next; the generator flushes into it at the end of a record. */
     private final Buffer out = new Buffer();
@@ -107,6 +115,38 @@ public final class SampleJson {
             gen.writeFieldName(INTERVAL_MS);
             gen.writeNumber(s.intervalMs());
             ratesAndErrors(s.txBytesPerSec(), s.rxBytesPerSec(), s.txPacketsPerSec(), s.rxPacketsPerSec(), s.errors());
+        });
+    }
+
+    /** The record of {@code topic rdma.gpu-samples}. */
+    public byte[] gpuSample(GpuSample s) {
+        return record(() -> {
+            gen.writeFieldName(V);
+            gen.writeNumber(s.v());
+            gen.writeFieldName(NODE);
+            gen.writeString(s.node());
+            gen.writeFieldName(GPU);
+            gen.writeNumber(s.gpu());
+            gen.writeFieldName(UUID);
+            gen.writeString(s.uuid());
+            gen.writeFieldName(TS);
+            gen.writeNumber(s.ts());
+            gen.writeFieldName(INTERVAL_MS);
+            gen.writeNumber(s.intervalMs());
+            gen.writeFieldName(UTILIZATION);
+            number(s.utilizationPercent());
+            gen.writeFieldName(MEMORY_UTILIZATION);
+            number(s.memoryUtilizationPercent());
+            gen.writeFieldName(POWER);
+            number(s.powerWatts());
+            gen.writeFieldName(SM_CLOCK);
+            number(s.smClockMHz());
+            gen.writeFieldName(PROCESSES);
+            if (s.processes() == null) {
+                gen.writeNull();
+            } else {
+                gen.writeNumber(s.processes().intValue());
+            }
         });
     }
 

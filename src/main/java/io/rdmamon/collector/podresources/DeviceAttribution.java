@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  *       the RDMA device sysfs shows under {@code <sysfs>/bus/pci/devices/<address>/infiniband/}. A PCI function
  *       without one is not an RDMA device and is left out.</li>
  * </ul>
- * Other resources (GPUs, CPUs, hugepages) are ignored; pods that hold no RDMA resource are left out of the map.
+ * GPU resources ({@code nvidia.com/gpu}) give the pod's GPUs: their ids are the GPUs' uuids. Other resources (CPUs,
+ * hugepages) are ignored; pods that hold neither an RDMA resource nor a GPU are left out of the map.
  */
 public final class DeviceAttribution {
     private static final Logger log = LoggerFactory.getLogger(DeviceAttribution.class);
@@ -47,16 +48,18 @@ public final class DeviceAttribution {
     private final Path sysfsRoot;
     private final Set<String> deviceResources;
     private final Set<String> sharedResources;
+    private final Set<String> gpuResources;
     private final Pattern sharedDevices;
     private final Counter badIds;
     private final LogLimiter logLimiter = new LogLimiter(Duration.ofMinutes(1));
 
     /** {@code sharedDevices}: null when the devices of shared resources are unknown. */
     public DeviceAttribution(Path sysfsRoot, Set<String> deviceResources, Set<String> sharedResources,
-                             Pattern sharedDevices, MeterRegistry registry) {
+                             Set<String> gpuResources, Pattern sharedDevices, MeterRegistry registry) {
         this.sysfsRoot = sysfsRoot;
         this.deviceResources = Set.copyOf(deviceResources);
         this.sharedResources = Set.copyOf(sharedResources);
+        this.gpuResources = Set.copyOf(gpuResources);
         this.sharedDevices = sharedDevices;
         this.badIds = Counter.builder("rdmamon.podresources.invalid.ids")
                 .description("device ids of a device resource that name no device (not <device> or <device>/<n>)")
@@ -65,7 +68,7 @@ public final class DeviceAttribution {
 
     public DeviceAttribution(Path sysfsRoot, PodResourcesConfig config, MeterRegistry registry) {
         this(sysfsRoot, Set.copyOf(config.deviceResources()), Set.copyOf(config.sharedResources()),
-                config.sharedDevices(), registry);
+                Set.copyOf(config.gpuResources()), config.sharedDevices(), registry);
     }
 
     public PodDeviceMap map(String node, long ts, ListPodResourcesResponse response) {
@@ -80,16 +83,19 @@ public final class DeviceAttribution {
         return new PodDeviceMap(PodDeviceMap.VERSION, node, ts, List.copyOf(pods));
     }
 
-    /** Null when the pod holds no RDMA resource. */
+    /** Null when the pod holds neither an RDMA resource nor a GPU. */
     private PodDevices attribute(PodResources pod) {
         Set<String> devices = new TreeSet<>();
         Set<String> unresolved = new TreeSet<>();
+        Set<String> gpus = new TreeSet<>();
         boolean rdma = false;
         boolean shared = false;
         for (ContainerResources container : pod.getContainersList()) {
             for (ContainerDevices held : container.getDevicesList()) {
                 String resource = held.getResourceName();
-                if (deviceResources.contains(resource)) {
+                if (gpuResources.contains(resource)) {
+                    gpus.addAll(held.getDeviceIdsList());
+                } else if (deviceResources.contains(resource)) {
                     rdma = true;
                     held.getDeviceIdsList().forEach(id -> physicalDevice(pod, resource, id, devices, unresolved));
                 } else if (sharedResources.contains(resource)) {
@@ -112,11 +118,11 @@ public final class DeviceAttribution {
                 }
             }
         }
-        if (!rdma) {
+        if (!rdma && gpus.isEmpty()) {
             return null;
         }
         return new PodDevices(pod.getNamespace(), pod.getName(), List.copyOf(devices), shared,
-                List.copyOf(unresolved));
+                List.copyOf(unresolved), List.copyOf(gpus));
     }
 
     private void physicalDevice(PodResources pod, String resource, String id, Set<String> devices,

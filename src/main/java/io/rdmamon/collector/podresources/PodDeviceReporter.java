@@ -14,7 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -104,19 +106,20 @@ public final class PodDeviceReporter implements AutoCloseable {
 
     /**
      * Starts reporting for a collector inside pod {@code namespace/pod} (collector mode {@code pod}), whose records
-     * are named {@code node}: every RDMA device of the pod's sysfs is the pod's ({@link InPodDevices}). Null (with a
+     * are named {@code node}: every RDMA device of the pod's sysfs is the pod's, and so is every GPU of {@code gpus}
+     * ({@link InPodDevices}). Null (with a
      * warning) when the pod's name is not known.
      */
     public static PodDeviceReporter startInPod(PodResourcesConfig config, String node, String namespace, String pod,
-                                               Path sysfsRoot, Pattern include, Pattern exclude, SampleSink sink,
-                                               MeterRegistry registry) {
+                                               Path sysfsRoot, Pattern include, Pattern exclude,
+                                               Supplier<List<String>> gpus, SampleSink sink, MeterRegistry registry) {
         if (namespace == null || namespace.isBlank() || pod == null || pod.isBlank()) {
             // collector.node named the records: without the pod's name its devices cannot be said to be its
             log.warn("pod device attribution off: POD_NAMESPACE and POD_NAME are not set (downward API)");
             return null;
         }
         PodDeviceReporter reporter = new PodDeviceReporter(new InPodDevices(sysfsRoot, namespace.trim(), pod.trim(),
-                include, exclude), node, config.topic(), config.republishInterval(), sink, Clock.systemUTC(), registry);
+                include, exclude, gpus), node, config.topic(), config.republishInterval(), sink, Clock.systemUTC(), registry);
         reporter.start(config.interval());
         log.info("pod device attribution in pod {}/{}: its RDMA devices under {} every {} ms to {}", namespace, pod,
                 sysfsRoot, config.interval().toMillis(), config.topic());

@@ -47,6 +47,12 @@ public final class PodResourcesConfig extends AbstractConfig {
             + "optionally with a /N suffix: Alibaba's ACK eRDMA controller advertises erdma_0/0 ... erdma_0/199 for the "
             + "physical device erdma_0, so a pod holding erdma_0/17 uses erdma_0.";
 
+    public static final String GPU_RESOURCES_CONFIG = "collector.podresources.gpu.resources";
+    public static final String DEFAULT_GPU_RESOURCES = "nvidia.com/gpu";
+    private static final String GPU_RESOURCES_DOC = "Extended resources whose device ids are GPU uuids (the NVIDIA device "
+            + "plugin's nvidia.com/gpu): a pod holding them is listed with those GPUs, which jobs watch puts in its "
+            + "ranks' gpus. Empty: GPUs are not attributed (a rank then holds every GPU of its node).";
+
     public static final String SHARED_RESOURCES_CONFIG = "collector.podresources.shared.resources";
     public static final String DEFAULT_SHARED_RESOURCES = "rdma/hca";
     private static final String SHARED_RESOURCES_DOC = "Extended resources of the RDMA shared device plugin: their ids "
@@ -80,6 +86,7 @@ public final class PodResourcesConfig extends AbstractConfig {
                         Importance.LOW, TIMEOUT_MS_DOC)
                 .define(DEVICE_RESOURCES_CONFIG, Type.LIST, DEFAULT_DEVICE_RESOURCES, Importance.MEDIUM,
                         DEVICE_RESOURCES_DOC)
+                .define(GPU_RESOURCES_CONFIG, Type.LIST, DEFAULT_GPU_RESOURCES, Importance.MEDIUM, GPU_RESOURCES_DOC)
                 .define(SHARED_RESOURCES_CONFIG, Type.LIST, DEFAULT_SHARED_RESOURCES, Importance.MEDIUM,
                         SHARED_RESOURCES_DOC)
                 .define(SHARED_DEVICES_CONFIG, Type.STRING, DEFAULT_SHARED_DEVICES, new RegexValidator(),
@@ -108,6 +115,10 @@ public final class PodResourcesConfig extends AbstractConfig {
 
     public List<String> deviceResources() {
         return getList(DEVICE_RESOURCES_CONFIG);
+    }
+
+    public List<String> gpuResources() {
+        return getList(GPU_RESOURCES_CONFIG);
     }
 
     public List<String> sharedResources() {

@@ -74,7 +74,9 @@ final class JobAssembler {
             String type = platform.inPod() ? platform.model()
                     : node == null ? null : instanceTypes.instanceType(node);
             // the virtual node is kept for the operator: where the platform placed the pod
-            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), node, used, type, platform.inPod() ? p.node() : null));
+            List<String> gpus = held == null ? List.of() : held.gpus();
+            ranks.add(new JobRecord.Rank(r.rank(), p.pod(), node, used, type, platform.inPod() ? p.node() : null,
+                    gpus));
         }
         Map<String, String> labels = commonLabels(pods);
         if (socket) {

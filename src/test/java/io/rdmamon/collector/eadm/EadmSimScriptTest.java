@@ -1,5 +1,6 @@
 package io.rdmamon.collector.eadm;
 
+import io.rdmamon.collector.process.SupervisedProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.collector.EadmRate;
 import org.junit.jupiter.api.Test;
@@ -82,7 +83,7 @@ class EadmSimScriptTest {
                     txDelta / 200_000.0 * 1.01);
             assertThat(rate.rxPacketsPerSec() / rate.txPacketsPerSec()).isBetween(0.249, 0.251);
         } finally {
-            EadmProcess.killTree(eadm);
+            SupervisedProcess.killTree(eadm);
             eadm.waitFor(5, TimeUnit.SECONDS);
         }
     }

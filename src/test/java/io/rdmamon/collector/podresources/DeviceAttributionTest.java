@@ -3,6 +3,7 @@ package io.rdmamon.collector.podresources;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.collector.podresources.v1.ListPodResourcesResponse;
 import io.rdmamon.collector.podresources.v1.PodResources;
+import io.rdmamon.model.Json;
 import io.rdmamon.model.PodDeviceMap;
 import io.rdmamon.model.PodDeviceMap.PodDevices;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -38,7 +40,7 @@ class DeviceAttributionTest {
 
     private PodDeviceMap map(Pattern sharedDevices, PodResources... pods) {
         DeviceAttribution attribution = new DeviceAttribution(sysfs, Set.of("aliyun/erdma"), Set.of("rdma/hca"),
-                sharedDevices, registry);
+                Set.of("nvidia.com/gpu"), sharedDevices, registry);
         return attribution.map("node-a", 1_000L,
                 ListPodResourcesResponse.newBuilder().addAllPodResources(List.of(pods)).build());
     }
@@ -81,12 +83,20 @@ class DeviceAttributionTest {
     }
 
     @Test
-    void shouldLeaveOutPodsWithoutRdmaResourcesWhenTheyHoldOtherDevices() {
+    void shouldListTheGpuUuidsOfPodsHoldingNvidiaGpusAndLeaveOutPodsWithNeither() {
         PodDeviceMap map = map(null,
-                pod("ml", "gpu-only", held("nvidia.com/gpu", "GPU-8f1c2a", "GPU-77aa01")),
-                pod("ml", "both", held("nvidia.com/gpu", "GPU-0b0b0b"), held("aliyun/erdma", "erdma_1/0")));
+                pod("ml", "gpu-only", held("nvidia.com/gpu", "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1",
+                        "GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7")),
+                pod("ml", "both", held("nvidia.com/gpu", "GPU-0b0b0b"), held("aliyun/erdma", "erdma_1/0")),
+                pod("ml", "fpga", held("example.com/fpga", "fpga-0")));
 
-        assertThat(map.pods()).containsExactly(new PodDevices("ml", "both", List.of("erdma_1"), false, List.of()));
+        assertThat(map.pods()).containsExactly(
+                new PodDevices("ml", "both", List.of("erdma_1"), false, List.of(), List.of("GPU-0b0b0b")),
+                new PodDevices("ml", "gpu-only", List.of(), false, List.of(), List.of(
+                        "GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7", "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1")));
+        // the record as jobs watch reads it: gpus is written only where a pod holds some
+        assertThat(new String(Json.toBytes(map), StandardCharsets.UTF_8))
+                .contains("\"gpus\":[\"GPU-0b0b0b\"]").doesNotContain("\"gpus\":[]");
     }
 
     @Test

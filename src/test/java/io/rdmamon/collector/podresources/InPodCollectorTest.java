@@ -86,7 +86,7 @@ class InPodCollectorTest {
     private PodDeviceMap inPodMap(Path sysfs) throws IOException {
         Recorded sink = new Recorded();
         PodDeviceReporter reporter = new PodDeviceReporter(new InPodDevices(sysfs, "ml", "llm-worker-3",
-                java.util.regex.Pattern.compile(".*"), null), "ml.llm-worker-3", "rdma.pod-devices",
+                java.util.regex.Pattern.compile(".*"), null, List::of), "ml.llm-worker-3", "rdma.pod-devices",
                 Duration.ofMinutes(5), sink, Clock.systemUTC(), new SimpleMeterRegistry());
         PodDeviceMap map = reporter.poll();
         assertThat(sink.keys).containsExactly("ml.llm-worker-3");

@@ -80,7 +80,8 @@ class PodDeviceReporterTest {
              KafkaSampleSink sink = sink(bootstrap);
              PodDeviceReporter reporter = new PodDeviceReporter(
                      PodResourcesClient.forSocket(socket, Duration.ofSeconds(5)),
-                     new DeviceAttribution(dir, Set.of("aliyun/erdma"), Set.of("rdma/hca"), null, registry),
+                     new DeviceAttribution(dir, Set.of("aliyun/erdma"), Set.of("rdma/hca"), Set.of(), null,
+                             registry),
                      "node-a", topic, REPUBLISH, sink, clock, registry)) {
             kubelet.answer(pod("train", "bert-master-0", held("aliyun/erdma", "erdma_0/17")));
             assertThat(reporter.poll()).isNotNull();

@@ -78,7 +78,8 @@ class AcsJobsWatcherTest {
                 acs("eval", hpn, "master", 0, "GU8TF", Map.of(PlatformRules.TRANSPORT_ANNOTATION, "socket",
                         PlatformRules.INTERFACE_ANNOTATION, "hpn0")));
         pods.forEach(p -> client.pods().inNamespace(NS).resource(p).create());
-        // each pod's own collector: GU8TF pods see their mlx5 devices, a P16EN pod an RDMA device NCCL leaves idle
+        // each pod's own collector: GU8TF pods see their mlx5 devices and their own GPU, a P16EN pod an RDMA device
+        // NCCL leaves idle
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap),
                 new StringSerializer(), new ByteArraySerializer())) {
             for (Pod p : pods) {
@@ -86,7 +87,7 @@ class AcsJobsWatcherTest {
                 String node = NS + "." + name;
                 List<String> devices = name.startsWith("sft") ? List.of("mlx5_0") : List.of("mlx5_0", "mlx5_1");
                 PodDeviceMap map = new PodDeviceMap(1, node, MAPS_T0, List.of(
-                        new PodDevices(NS, name, devices, false, List.of())));
+                        new PodDevices(NS, name, devices, false, List.of(), List.of("GPU-of-" + name))));
                 producer.send(new ProducerRecord<>(devicesTopic, null, map.ts(), node, Json.toBytes(map)));
             }
         }
@@ -99,9 +100,9 @@ class AcsJobsWatcherTest {
                 && j.ranks().stream().allMatch(r -> !r.devices().isEmpty()));
         assertThat(rdma.ranks()).containsExactly(
                 new JobRecord.Rank(0, "llm-master-0", "train.llm-master-0", List.of("mlx5_0", "mlx5_1"), "GU8TF",
-                        VIRTUAL_NODE),
+                        VIRTUAL_NODE, List.of("GPU-of-llm-master-0")),
                 new JobRecord.Rank(1, "llm-worker-0", "train.llm-worker-0", List.of("mlx5_0", "mlx5_1"), "GU8TF",
-                        VIRTUAL_NODE));
+                        VIRTUAL_NODE, List.of("GPU-of-llm-worker-0")));
         // the virtual node is kept on the record for the operator, as an optional field of the rank
         assertThat(Json.toString(rdma.ranks().get(0))).contains("\"virtualNode\":\"" + VIRTUAL_NODE + "\"");
         assertThat(rdma.labels()).doesNotContainKey(SocketPorts.TRANSPORT_LABEL)
@@ -109,8 +110,10 @@ class AcsJobsWatcherTest {
 
         JobRecord socket = jobs.awaitLatest(p16, state(JobRecord.RUNNING));
         assertThat(socket.ranks()).containsExactly(
-                new JobRecord.Rank(0, "sft-master-0", "train.sft-master-0", List.of("eth0"), "P16EN", VIRTUAL_NODE),
-                new JobRecord.Rank(1, "sft-worker-0", "train.sft-worker-0", List.of("eth0"), "P16EN", VIRTUAL_NODE));
+                new JobRecord.Rank(0, "sft-master-0", "train.sft-master-0", List.of("eth0"), "P16EN", VIRTUAL_NODE,
+                        List.of("GPU-of-sft-master-0")),
+                new JobRecord.Rank(1, "sft-worker-0", "train.sft-worker-0", List.of("eth0"), "P16EN", VIRTUAL_NODE,
+                        List.of("GPU-of-sft-worker-0")));
         assertThat(socket.labels()).containsEntry(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE);
 
         JobRecord annotated = jobs.awaitLatest(hpn, state(JobRecord.RUNNING));

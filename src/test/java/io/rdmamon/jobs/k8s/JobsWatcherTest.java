@@ -170,12 +170,13 @@ class JobsWatcherTest {
     private static final long MAPS_T0 = 1_767_225_600_000L;
 
     @Test
-    void shouldFillRankDevicesFromTheCollectorsPodDeviceMapsWhenTheyChange() throws Exception {
+    void shouldFillRankDevicesAndGpusFromTheCollectorsPodDeviceMapsWhenTheyChange() throws Exception {
         String uid = UUID.randomUUID().toString();
         List<Pod> pods = bert(uid);
         pods.forEach(p -> apply(running(p, 0)));
         publishDevices(new PodDeviceMap(1, "node-a", MAPS_T0, List.of(
-                new PodDevices(NS, "bert-master-0", List.of("erdma_0"), false, List.of()),
+                new PodDevices(NS, "bert-master-0", List.of("erdma_0"), false, List.of(),
+                        List.of("GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7", "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1")),
                 new PodDevices("other", "bert-master-0", List.of("erdma_1"), false, List.of()))));
         publishDevices(new PodDeviceMap(1, "node-b", MAPS_T0, List.of(
                 new PodDevices(NS, "bert-worker-0", List.of("erdma_0", "erdma_1"), false, List.of()))));
@@ -184,6 +185,12 @@ class JobsWatcherTest {
         JobRecord first = jobs.awaitLatest(uid, state(JobRecord.RUNNING));
         assertThat(first.ranks()).extracting(JobRecord.Rank::devices)
                 .containsExactly(List.of("erdma_0"), List.of("erdma_0", "erdma_1"), List.of());
+        // the kubelet's nvidia.com/gpu ids; a rank whose pod lists none holds every GPU of its node (left out)
+        assertThat(first.ranks()).extracting(JobRecord.Rank::gpus).containsExactly(
+                List.of("GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7", "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1"),
+                List.of(), List.of());
+        assertThat(Json.toString(first.ranks().get(0))).contains("\"gpus\":[\"GPU-74f94dfb");
+        assertThat(Json.toString(first.ranks().get(1))).doesNotContain("gpus");
         assertThat(first.labels()).doesNotContainKey(JobAssembler.SHARED_LABEL);
 
         // node-c's collector starts reporting: worker-1 holds a shared rdma/hca device

@@ -1,4 +1,4 @@
-package io.rdmamon.collector.eadm;
+package io.rdmamon.collector.process;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,25 +1,25 @@
-package io.rdmamon.collector.eadm;
+package io.rdmamon.collector.process;
 
 import io.rdmamon.support.Backoff;
 
 import java.time.Duration;
 
 /**
- * Exponential restart delay of one supervised eadm: initial, doubled per consecutive failure, capped at max; back to
+ * Exponential restart delay of one supervised process (eadm, nvidia-smi): initial, doubled per consecutive failure, capped at max; back to
  * initial after a stable run. Not thread-safe: owned by the device's supervising thread.
  */
-final class RestartBackoff {
+public final class RestartBackoff {
     private final Backoff doubling;
     private final long stableRunNanos;
     private int failures;
 
-    RestartBackoff(Duration initial, Duration max, Duration stableRun) {
+    public RestartBackoff(Duration initial, Duration max, Duration stableRun) {
         this.doubling = new Backoff(initial, max);
         this.stableRunNanos = stableRun.toNanos();
     }
 
     /** The delay before the restart that follows a run of {@code runNanos} (0 when the start itself failed). */
-    long delayMsAfter(long runNanos) {
+    public long delayMsAfter(long runNanos) {
         if (runNanos >= stableRunNanos && runNanos > 0) {
             failures = 0;
         }
