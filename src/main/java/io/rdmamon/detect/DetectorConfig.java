@@ -43,6 +43,13 @@ public final class DetectorConfig {
     private static final String STALL_QUIET_BASELINE_FRACTION_DOC = "A port below this fraction of the job's usual "
             + "per-port rate is quiet too: 0.01 of 2 GB/s is 20 MB/s. Evaluation phases with lower but real traffic "
             + "stay above it.";
+    public static final String STALL_SOCKET_QUIET_FRACTION_CONFIG = "streams.stall.socket.quiet.fraction";
+    public static final double DEFAULT_STALL_SOCKET_QUIET_FRACTION = 0.1;
+    private static final String STALL_SOCKET_QUIET_FRACTION_DOC = "For a job meant to run over sockets "
+            + "(rdmamon.io/transport=socket): its port is the host interface, which carries other traffic too (data "
+            + "loading, logs, metrics), so the port is quiet below this fraction of the job's usual per-port rate: "
+            + "0.1 of 150 MB/s is 15 MB/s, above a few MB/s of other traffic. An evaluation phase below it counts as a "
+            + "quiet of the job's (learned like a pause).";
     public static final String STALL_WARMUP_CONFIG = "streams.stall.warmup.ms";
     public static final long DEFAULT_STALL_WARMUP = 60_000;
     private static final String STALL_WARMUP_DOC = "Job start: no stall is reported until this long after the job's "
@@ -243,6 +250,8 @@ public final class DetectorConfig {
                         Importance.MEDIUM, STALL_QUIET_BYTES_DOC)
                 .define(STALL_QUIET_BASELINE_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_STALL_QUIET_BASELINE_FRACTION,
                         Range.between(0, 0.5), Importance.LOW, STALL_QUIET_BASELINE_FRACTION_DOC)
+                .define(STALL_SOCKET_QUIET_FRACTION_CONFIG, Type.DOUBLE, DEFAULT_STALL_SOCKET_QUIET_FRACTION,
+                        Range.between(0, 0.5), Importance.LOW, STALL_SOCKET_QUIET_FRACTION_DOC)
                 .define(STALL_WARMUP_CONFIG, Type.LONG, DEFAULT_STALL_WARMUP, Range.atLeast(0), Importance.MEDIUM,
                         STALL_WARMUP_DOC)
                 .define(STALL_WARMUP_ACTIVE_CONFIG, Type.LONG, DEFAULT_STALL_WARMUP_ACTIVE, Range.atLeast(0),
@@ -330,6 +339,10 @@ public final class DetectorConfig {
 
     public double stallQuietBaselineFraction() {
         return doubleOf(STALL_QUIET_BASELINE_FRACTION_CONFIG);
+    }
+
+    public double stallSocketQuietFraction() {
+        return doubleOf(STALL_SOCKET_QUIET_FRACTION_CONFIG);
     }
 
     public long stallWarmupMs() {

@@ -4,6 +4,7 @@ import io.rdmamon.detect.StallState.Phase;
 import io.rdmamon.jobs.JobEvent;
 import io.rdmamon.jobs.JobSample;
 import io.rdmamon.jobs.PortTraffic;
+import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
@@ -101,6 +102,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
                 state.phase == Phase.ENDED ? state.endedAt : null, state.generation);
         StallState next = state == null || restarted ? StallState.of(job.uid(), job.job(), job.namespace()) : state;
         next.generation = JobLifecycle.generation(job);
+        next.socket = SocketPorts.intended(job);
         next.job = job.job();
         next.namespace = job.namespace();
         return restarted ? Result.closeAll(next, job.updatedAt()) : Result.of(next);
@@ -304,8 +306,13 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         return Math.max(2 * BUCKET_MS, s.intervalMs * 3 / 2);
     }
 
+    /**
+     * Below this a port is quiet: the absolute floor, or a fraction of the job's usual rate; a larger fraction for a
+     * socket job's port, a host interface whose other traffic (data loading, logs, metrics) is no sign of the job's.
+     */
     private double quietFloor(StallState s) {
-        double relative = s.portBaseline == null ? 0 : cfg.stallQuietBaselineFraction() * s.portBaseline;
+        double fraction = s.socket ? cfg.stallSocketQuietFraction() : cfg.stallQuietBaselineFraction();
+        double relative = s.portBaseline == null ? 0 : fraction * s.portBaseline;
         return Math.max(cfg.stallQuietBytesPerSec(), relative);
     }
 

@@ -36,6 +36,8 @@ final class StallState {
     Long lastActiveAt;
     /** Where the last quiet began if it was learned (a late sample may still show it was shorter). */
     Long lastGapStart;
+    /** The job's record says it runs over sockets: its ports are host interfaces that carry other traffic too. */
+    boolean socket;
     /** Usual tx+rx of an active port (EWMA). */
     Double portBaseline;
     Map<String, Long> nodeLastSeen = new TreeMap<>();

@@ -42,7 +42,9 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--form", split = ",", defaultValue = "rdma,tcp", description = "With --from-trace: rdma (the"
             + " ranks' bytes on RDMA ports), tcp (the same bytes on eth0, RDMA idle: NCCL fell back to sockets)"
-            + " and/or switch (RDMA for the first half of the trace, eth0 for the second). Default ${DEFAULT-VALUE}.")
+            + ", switch (RDMA for the first half of the trace, eth0 for the second) and/or socket (a job meant to run"
+            + " over sockets, ACS P16EN: its eth0 carries the bytes plus 2-6 MB/s of other traffic)."
+            + " Default ${DEFAULT-VALUE}.")
     List<String> forms;
 
     @Option(names = "--phases", split = ",", defaultValue = "0",

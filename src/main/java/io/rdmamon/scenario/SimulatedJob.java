@@ -61,6 +61,17 @@ public record SimulatedJob(List<JobRecord> lifecycle, TrainingJobSpec traffic) {
         return out;
     }
 
+    /** The same job with one more label on each of its records (e.g. {@code rdmamon.io/transport=socket}). */
+    public SimulatedJob withLabel(String key, String value) {
+        List<JobRecord> records = lifecycle.stream().map(j -> {
+            Map<String, String> labels = new TreeMap<>(j.labels());
+            labels.put(key, value);
+            return new JobRecord(j.v(), j.uid(), j.job(), j.namespace(), j.state(), j.updatedAt(), j.startedAt(),
+                    j.worldSize(), j.ranks(), labels);
+        }).toList();
+        return new SimulatedJob(records, traffic);
+    }
+
     public JobRecord running() {
         return lifecycle.stream().filter(j -> JobRecord.RUNNING.equals(j.state())).findFirst().orElseThrow();
     }

@@ -1,5 +1,6 @@
 package io.rdmamon.scenario;
 
+import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
@@ -18,8 +19,11 @@ import java.util.SplittableRandom;
  * ({@code gpu-node-N}) with one 200 Gb/s RoCE NIC ({@code mlx5_0}) and {@code eth0}. {@link Form#RDMA}: the rank's
  * bytes on the RDMA port; {@link Form#TCP}: the same bytes on {@code eth0} and the RDMA port idle, as when NCCL fell
  * back to its socket transport; {@link Form#SWITCH}: on the RDMA port for the first half of the trace, on eth0 for the
- * second (NCCL fell back mid-job, e.g. after a restart on a node without its RDMA device). Each node's collector samples once a second at the sampling phase plus a stagger of
- * its own, each read up to {@code jitterMs} late; its rates come from the trace's 10 Hz counters at those instants.
+ * second (NCCL fell back mid-job, e.g. after a restart on a node without its RDMA device); {@link Form#SOCKET}: a job
+ * meant to run over sockets (ACS P16EN, published as {@code jobs watch} publishes it: its ranks' device {@code eth0},
+ * label {@code rdmamon.io/transport=socket}), no RDMA device in its pods, its eth0 carrying the rank's bytes plus
+ * 2-6 MB/s of other traffic (logs and metrics, steady; data loading, in bursts). Each node's collector samples once a
+ * second at the sampling phase plus a stagger of its own, each read up to {@code jitterMs} late; its rates come from the trace's 10 Hz counters at those instants.
  *
  * <p>Ground truth: a hung rank is a STALLED_SYNC of its job (RDMA form), to be flagged within
  * {@link #HANG_DEADLINE_MS} or twice the longest pause the job had recovered from by itself plus
@@ -60,6 +64,11 @@ public final class TraceImporter {
     private static final double QUIET_BYTES_PER_SEC = 10e6;
     private static final long LINK_BYTES_PER_SEC = 200 * 125_000_000L;
     private static final double HOST_BASELINE_BYTES_PER_SEC = 2.0e6;
+    /** Socket form: eth0's other traffic, tx+rx: logs and metrics all the time, data loading in bursts on top. */
+    private static final double OTHER_STEADY_BYTES_PER_SEC = 2.0e6;
+    private static final double OTHER_BURST_BYTES_PER_SEC = 4.0e6;
+    /** A data-loading burst begins in a given second with this chance, and lasts 2 to 8 s. */
+    private static final double OTHER_BURST_CHANCE = 0.1;
     private static final long RDMA_MTU = 4096;
     private static final long ETH_MTU = 1500;
     private static final String DEVICE = "mlx5_0";
@@ -70,7 +79,7 @@ public final class TraceImporter {
     private static final long POD_EXIT_MS = 3_000;
 
     public enum Form {
-        RDMA, TCP, SWITCH;
+        RDMA, TCP, SWITCH, SOCKET;
 
         public static Form of(String label) {
             for (Form form : values()) {
@@ -78,7 +87,7 @@ public final class TraceImporter {
                     return form;
                 }
             }
-            throw new IllegalArgumentException("--form takes rdma, tcp or switch, got '" + label + "'");
+            throw new IllegalArgumentException("--form takes rdma, tcp, switch or socket, got '" + label + "'");
         }
 
         public String label() {
@@ -131,6 +140,7 @@ public final class TraceImporter {
             long stagger = (i * 137L) % 1000;
             long prev = -1;
             long[] prevBytes = null;
+            OtherTraffic other = new OtherTraffic();
             for (long nominal = phaseMs % 1000 + stagger; nominal < trace.meta().durationMs(); nominal += 1000) {
                 long t = nominal + (jitterMs == 0 ? 0 : random.nextLong(jitterMs));
                 if (t > trace.meta().durationMs()) {
@@ -146,17 +156,24 @@ public final class TraceImporter {
                     rx = (bytes[1] - prevBytes[1]) * 1000.0 / interval;
                 }
                 long ts = base + t;
+                GpuSample gpu = gpuSamples ? gpuSample(trace.gpus().get(rank), node, prev < 0 ? t - 1000 : prev, t,
+                        ts) : null;
+                if (gpu != null) {
+                    gpus.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(gpuDelays), gpu));
+                }
+                if (form == Form.SOCKET) {
+                    hosts.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
+                            socketSample(node, ts, interval, tx, rx, other.next(random))));
+                    prev = t;
+                    prevBytes = bytes;
+                    continue;
+                }
                 boolean rdma = form == Form.RDMA || form == Form.SWITCH && t < switchAt(trace);
                 ports.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
                         portSample(node, ts, interval, rdma ? tx : zeroIfKnown(tx), rdma ? rx : zeroIfKnown(rx))));
                 hosts.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(random),
                         hostSample(node, ts, interval, rdma ? null : tx, rdma ? null : rx, prevBytes == null,
                                 random)));
-                GpuSample gpu = gpuSamples ? gpuSample(trace.gpus().get(rank), node, prev < 0 ? t - 1000 : prev, t,
-                        ts) : null;
-                if (gpu != null) {
-                    gpus.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(gpuDelays), gpu));
-                }
                 prev = t;
                 prevBytes = bytes;
             }
@@ -170,7 +187,7 @@ public final class TraceImporter {
                 nodes.add(node(first + r));
             }
             first += job.ranks();
-            SimulatedJob simulated = job(trace, job, nodes, base, gpuSamples);
+            SimulatedJob simulated = job(trace, job, nodes, base, form == Form.SOCKET, gpuSamples);
             jobs.addAll(simulated.lifecycle());
             incidents.addAll(truth(trace, job, simulated, form, base, gpuSamples));
         }
@@ -233,7 +250,7 @@ public final class TraceImporter {
      * a rank was killed (its pod fails, and the job with it).
      */
     private static SimulatedJob job(NcclTrace trace, NcclTrace.Job job, List<String> nodes, long base,
-                                    boolean gpuSamples) {
+                                    boolean socket, boolean gpuSamples) {
         long started = trace.events(job.name(), "init_start").stream().mapToLong(NcclTrace.Event::tMs).min()
                 .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
                         + " has no init_start event"));
@@ -241,13 +258,17 @@ public final class TraceImporter {
         Long succeeded = exits.size() == job.ranks()
                 ? base + exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() + POD_EXIT_MS : null;
         long running = Math.max(0, started - POD_LEAD_MS);
-        List<JobRecord.Rank> ranks = SimulatedJob.ranks(job.name(), nodes, List.of(DEVICE));
+        List<JobRecord.Rank> ranks = SimulatedJob.ranks(job.name(), nodes,
+                List.of(socket ? ScenarioRecorder.HOST_IFACE : DEVICE));
         if (gpuSamples) {
             ranks = ranks.stream().map(r -> new JobRecord.Rank(r.rank(), r.pod(), r.node(), r.devices(),
                     r.instanceType(), r.virtualNode(), List.of(job.gpuUuids().get(r.rank())))).toList();
         }
         SimulatedJob simulated = SimulatedJob.create(trace.meta().name(), job.name(), NAMESPACE, ranks,
                 base + running, succeeded, null);
+        if (socket) {
+            simulated = simulated.withLabel(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE);
+        }
         NcclTrace.Injected crash = stop(trace, job.name());
         if (succeeded != null || crash == null || !crash.kind().equals(NcclTrace.Injected.CRASH)) {
             return simulated;
@@ -322,7 +343,8 @@ public final class TraceImporter {
                         + " has no init_done event"));
         List<long[]> pauses = pauses(trace, job.name(), trainStart);
         NcclTrace.Injected stop = stop(trace, job.name());
-        // from when the job's collectives run over sockets; in the switch form, a job that stopped before never does
+        // from when the job's collectives fell back to sockets; in the switch form, a job that stopped before never
+        // does; a job meant to run over sockets (socket form) never falls back
         long onTcp = form == Form.TCP ? trainStart : form == Form.SWITCH ? switchAt(trace) : Long.MAX_VALUE;
         if (onTcp != Long.MAX_VALUE && (stop == null || stop.atMs() > onTcp)) {
             Long end = stop == null ? null : base + stop.atMs();
@@ -353,8 +375,8 @@ public final class TraceImporter {
                 Long end = injected.endMs() == null ? null : base + injected.endMs();
                 String note = "rank " + injected.rank() + "'s link limited to " + injected.rate() + " (tc)";
                 out.add(incident(Incident.TOLERATE, "STRAGGLER", simulated, node, at, end, null, note));
-                out.add(new Incident("LINK_DEGRADED", Incident.TOLERATE, simulated.uid(), job.name(), node, DEVICE, 1,
-                        at, end, note, null));
+                out.add(new Incident("LINK_DEGRADED", Incident.TOLERATE, simulated.uid(), job.name(), node,
+                        form == Form.SOCKET ? ScenarioRecorder.HOST_IFACE : DEVICE, 1, at, end, note, null));
                 continue;
             }
             long longest = pauses.stream().filter(p -> p[1] <= startMs).mapToLong(p -> p[1] - p[0]).max()
@@ -437,6 +459,36 @@ public final class TraceImporter {
         double rxRate = HOST_BASELINE_BYTES_PER_SEC * (0.5 + random.nextDouble()) + (rx == null ? 0 : rx);
         return new HostIfaceSample(HostIfaceSample.VERSION, node, ScenarioRecorder.HOST_IFACE, ts, intervalMs, txRate,
                 rxRate, packets(txRate, ETH_MTU), packets(rxRate, ETH_MTU), Map.of());
+    }
+
+    /** The socket form's eth0: the rank's bytes (null in the first sample: no rate yet) and the other traffic. */
+    private static HostIfaceSample socketSample(String node, long ts, long intervalMs, Double tx, Double rx,
+                                                double[] other) {
+        Double txRate = tx == null ? null : tx + other[0];
+        Double rxRate = rx == null ? null : rx + other[1];
+        return new HostIfaceSample(HostIfaceSample.VERSION, node, ScenarioRecorder.HOST_IFACE, ts, intervalMs, txRate,
+                rxRate, packets(txRate, ETH_MTU), packets(rxRate, ETH_MTU), Map.of());
+    }
+
+    /**
+     * A node's other traffic on eth0, tx and rx per second: logs and metrics out and in all the time
+     * ({@link #OTHER_STEADY_BYTES_PER_SEC} ± 20 %), and data loading (reads: rx) in bursts of 2 to 8 s at half to
+     * 0.9 of {@link #OTHER_BURST_BYTES_PER_SEC}, whatever NCCL does: 2 to 6 MB/s in all.
+     */
+    private static final class OtherTraffic {
+        private long burstLeft;
+        private double burst;
+
+        double[] next(SplittableRandom random) {
+            if (burstLeft == 0 && random.nextDouble() < OTHER_BURST_CHANCE) {
+                burstLeft = 2 + random.nextLong(7);
+                burst = OTHER_BURST_BYTES_PER_SEC * (0.5 + 0.4 * random.nextDouble());
+            }
+            double rx = burstLeft > 0 ? burst : 0;
+            burstLeft = Math.max(0, burstLeft - 1);
+            double steady = OTHER_STEADY_BYTES_PER_SEC * (0.8 + 0.4 * random.nextDouble()) / 2;
+            return new double[] {steady, steady + rx};
+        }
     }
 
     private static Double packets(Double bytesPerSec, long mtu) {

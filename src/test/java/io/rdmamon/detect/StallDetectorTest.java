@@ -222,6 +222,52 @@ class StallDetectorTest {
     }
 
     @Test
+    void shouldStaySilentWhenAStallThatFiredAndResolvedRepeats() {
+        // an FSDP job resumes from a 4.8 s data-loader stall, then from a 12 s one, which fires (longer than 1.7 x
+        // 4.8 s) and resolves: the job resumed from it, so a repeat of it is its own; a hang later still fires
+        TrainingTraffic.Job job = trainingJob("uid-a").pause(T0 + 100_000, T0 + 104_800)
+                .pause(T0 + 200_000, T0 + 212_000).pause(T0 + 320_000, T0 + 332_000);
+        long hang = T0 + 450_000;
+        job.pause(hang, Long.MAX_VALUE);
+        List<Alert> firing = run(hang + 60_000).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
+
+        assertThat(firing).hasSize(2).satisfiesExactly(
+                first -> assertThat(first.startsAt()).isBetween(T0 + 199_000, T0 + 201_000),
+                second -> {
+                    assertThat(second.startsAt()).isBetween(hang - 1_000, hang + 1_000);
+                    assertThat(second.labels().get("longestQuietMs")).isNotEqualTo("none");
+                    assertThat(Long.parseLong(second.labels().get("longestQuietMs"))).isBetween(11_000L, 13_000L);
+                });
+    }
+
+    @Test
+    void shouldReadASocketJobsQuietAgainstItsOwnRateBesideOtherTrafficOnEth0() {
+        // a DDP job over sockets (ACS P16EN) at ~240 MB/s on eth0, which also carries 2 MB/s of logs and metrics and,
+        // every 7 s, 3 s of data loading (6 MB/s in all): its 15 s evaluation fires and resolves, a 6 s stall 90 s
+        // later is its own, a hang is flagged within 2 x 15 s + 3 s
+        long hang = T0 + 350_000;
+        TrainingTraffic.Job job = sim.job("uid-s", NODES, List.of("eth0")).overSockets()
+                .iteration(1_000, 400, 300e6).trains(T0 + 10_000, hang).pause(T0 + 150_000, T0 + 165_000)
+                .pause(T0 + 255_000, T0 + 261_000);
+        sim.record(job, JobRecord.RUNNING, T0);
+        for (long t = T0; t < hang + 60_000; t += 7_000) {
+            long from = t;
+            NODES.forEach(n -> sim.hostBurst(n, from, from + 3_000, 1e6, 5e6));
+        }
+        List<Alert> firing = run(hang + 60_000).stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
+
+        assertThat(firing).hasSize(2).allSatisfy(a -> assertThat(a.type()).isEqualTo(Alert.STALLED_SYNC))
+                .satisfiesExactly(
+                        eval -> assertThat(eval.startsAt()).isBetween(T0 + 149_000, T0 + 151_000),
+                        stop -> {
+                            assertThat(stop.startsAt()).isBetween(hang - 1_000, hang + 1_000);
+                            assertThat(stop.detectedAt() - hang).isLessThanOrEqualTo(33_000L);
+                            assertThat(Long.parseLong(stop.labels().get("longestQuietMs"))).isBetween(14_000L,
+                                    17_000L);
+                        });
+    }
+
+    @Test
     void shouldNotFlagStallWhenJobEnds() {
         long end = T0 + 300_000;
         TrainingTraffic.Job job = trainingJob("uid-a").pause(end, Long.MAX_VALUE);

@@ -22,10 +22,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The quality bar on real traffic: every NCCL trace committed under {@code testbed/nccl/traces} (real PyTorch jobs,
  * DDP, FSDP, pipeline and tensor parallel, recorded on GPU machines, see testbed/nccl/README.md), imported as RDMA
- * traffic, as TCP fallback and as a fallback half way through (switch) at four phases (shifting the trace against the
+ * traffic, as TCP fallback, as a fallback half way through (switch) and as a job meant to run over sockets whose eth0
+ * carries 2-6 MB/s of other traffic besides (socket, ACS P16EN) at four phases (shifting the trace against the
  * detectors' windows and the collectors' sampling), replayed through the topology with default settings and scored:
  * no miss, no false alarm, no detection later than its incident allows (a hang within 8 s, or twice the longest
- * pause the job recovered from plus 3 s; TCP fallback within 90 s of training or of the switch).
+ * pause the job recovered from plus 3 s, on RDMA and on sockets alike; TCP fallback within 90 s of training or of the
+ * switch).
  */
 class RealTracesTest {
     static final Path TRACES = Path.of("testbed", "nccl", "traces");
@@ -75,11 +77,13 @@ class RealTracesTest {
     }
 
     @Test
-    void shouldFlagEveryHangOnRdmaAndEveryJobOnTcp() {
+    void shouldFlagEveryHangOnRdmaAndOnSocketsAndEveryJobOnTcp() {
         assertThat(hits("-rdma-", Alert.STALLED_SYNC)).as("hung jobs, 4 phases each")
                 .isGreaterThanOrEqualTo(8L * PHASES.size());
         assertThat(hits("-tcp-", Alert.TCP_FALLBACK)).as("every job of every trace, 4 phases each")
                 .isGreaterThanOrEqualTo(18L * PHASES.size());
+        assertThat(hits("-socket-", Alert.STALLED_SYNC)).as("hung jobs over sockets beside other traffic")
+                .isGreaterThanOrEqualTo(8L * PHASES.size());
         assertThat(hits("-switch-", Alert.TCP_FALLBACK)).as("jobs that trained on sockets for 90 s after the switch")
                 .isGreaterThanOrEqualTo(10L * PHASES.size());
     }

@@ -1,5 +1,6 @@
 package io.rdmamon.scenario;
 
+import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -116,6 +117,31 @@ class TraceImporterTest {
     }
 
     @Test
+    void shouldPublishASocketJobWhoseEth0CarriesTheBytesAndOtherTrafficInTheSocketForm() {
+        ScenarioRecorder.Recording socket = TraceImporter.importTrace(trace, TraceImporter.Form.SOCKET, 0, 0, 1);
+
+        assertThat(socket.portSamples()).as("no RDMA device in a P16EN pod").isEmpty();
+        assertThat(socket.jobs()).allSatisfy(j -> {
+            assertThat(j.labels()).containsEntry(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE);
+            assertThat(j.ranks()).allSatisfy(r -> assertThat(r.devices()).containsExactly("eth0"));
+        });
+        List<HostIfaceSample> eth0 = socket.hostSamples().stream().filter(h -> h.node().equals("gpu-node-1"))
+                .filter(h -> h.txBytesPerSec() != null).toList();
+        // before training and while paused, the other traffic alone: 2-6 MB/s, steady and in bursts
+        List<Double> other = eth0.stream().filter(h -> h.ts() < EPOCH + 10_000 || h.ts() > EPOCH + 41_000
+                && h.ts() <= EPOCH + 46_000 || h.ts() > EPOCH + 71_000)
+                .map(h -> h.txBytesPerSec() + h.rxBytesPerSec()).toList();
+        assertThat(other).hasSizeGreaterThan(20).allSatisfy(r -> assertThat(r).isBetween(1.6e6, 6e6));
+        assertThat(other.stream().mapToDouble(Double::doubleValue).max().orElseThrow()).as("a data-loading burst")
+                .isGreaterThan(4e6);
+        assertThat(eth0).filteredOn(h -> h.ts() == EPOCH + 20_000).singleElement()
+                .satisfies(h -> assertThat(h.txBytesPerSec()).isBetween(100e6, 103e6));
+        // a job meant to run over sockets never falls back: its hang is required as on RDMA
+        assertThat(socket.truth().incidents()).filteredOn(Incident::required).singleElement()
+                .satisfies(i -> assertThat(i.type()).isEqualTo("STALLED_SYNC"));
+    }
+
+    @Test
     void shouldLabelTheHangWithADeadlineOfTwiceTheLongestPausePlus3SecondsAndTolerateTheFirstLongPause() {
         GroundTruth truth = TraceImporter.importTrace(trace, TraceImporter.Form.RDMA, 0, 0, 1).truth();
 
@@ -162,7 +188,7 @@ class TraceImporterTest {
                 .hasMessageContaining("phase");
         assertThatThrownBy(() -> TraceImporter.importTrace(trace, TraceImporter.Form.RDMA, 0, 500, 1))
                 .hasMessageContaining("jitter");
-        assertThatThrownBy(() -> TraceImporter.Form.of("rocev2")).hasMessageContaining("--form takes rdma, tcp or switch");
+        assertThatThrownBy(() -> TraceImporter.Form.of("rocev2")).hasMessageContaining("--form takes rdma, tcp, switch or socket");
         Files.writeString(dir.resolve("trace.json"), Files.readString(dir.resolve("trace.json"))
                 .replace("\"v\": 1", "\"v\": 2"));
         assertThatThrownBy(() -> NcclTrace.read(dir)).hasMessageContaining("v2 is not supported");

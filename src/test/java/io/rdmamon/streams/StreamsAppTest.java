@@ -22,6 +22,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,18 +89,7 @@ class StreamsAppTest {
         open.add(out);
 
         StreamsApp first = start(settings, "first");
-        // the job first, then the setup seconds one by one until a sample comes out joined with the job: the
-        // assignment table (fed through its own repartition topic) is then in place for what follows
-        long fed = T0;
-        while (out.poll().linkHealth.stream().noneMatch(l -> "uid-it".equals(l.job())) && fed < T0 + 10_000) {
-            long from = fed;
-            produce(producer, topics, events.stream().filter(e -> e.ts() >= from && e.ts() < from + 1_000).toList());
-            fed += 1_000;
-            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
-        }
-        long setupFed = fed;
-        await().atMost(Duration.ofSeconds(30)).until(() -> out.poll().linkHealth.stream()
-                .anyMatch(l -> "uid-it".equals(l.job())));
+        long setupFed = feedUntilJoined(producer, topics, out, events, "uid-it");
         produce(producer, topics, events.stream().filter(e -> e.ts() >= setupFed && e.ts() <= hang + 20_000)
                 .toList());
         await().atMost(Duration.ofSeconds(90)).until(() -> out.poll().alerts.stream()
@@ -128,6 +118,71 @@ class StreamsAppTest {
         }
         assertThat(windows.get(windows.size() - 1) - windows.get(0)).isGreaterThanOrEqualTo(290_000L);
         assertThat(registry.find("kafka.stream.thread.commit.total").functionCounters()).isNotEmpty();
+    }
+
+    /**
+     * What a job resumed from outlives the alert it raised, its resolution, the commits and a restart (a new instance
+     * with an empty state directory, its state restored from the changelogs): a 12 s evaluation fires and resolves,
+     * the app restarts, the same evaluation again is the job's own, and its hang says what it resumed from.
+     */
+    @Test
+    void shouldKeepTheQuietsAJobResumedFromAcrossTheirAlertAndARestart() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        Map<String, Object> settings = settings(suffix, "rdmamon-it-" + suffix);
+        settings.put(StreamsAppConfig.COMMIT_INTERVAL_CONFIG, 100);
+        StreamsAppConfig.TopicNames topics = new StreamsAppConfig(settings).topics();
+        TrainingTraffic sim = new TrainingTraffic();
+        long hang = T0 + 300_000;
+        TrainingTraffic.Job job = sim.job("uid-q", List.of("n1", "n2"), List.of("erdma_0"))
+                .trains(T0 + 10_000, hang).pause(T0 + 100_000, T0 + 112_000).pause(T0 + 200_000, T0 + 212_000);
+        sim.record(job, JobRecord.RUNNING, T0);
+        List<Event> events = sim.run(T0, hang + 40_000);
+        KafkaProducer<String, byte[]> producer = producer();
+        open.add(producer);
+        Outputs out = new Outputs(topics);
+        open.add(out);
+
+        StreamsApp first = start(settings, "first");
+        long setupFed = feedUntilJoined(producer, topics, out, events, "uid-q");
+        produce(producer, topics, events.stream().filter(e -> e.ts() >= setupFed && e.ts() < T0 + 150_000).toList());
+        await().atMost(Duration.ofSeconds(90)).until(() -> out.poll().alerts.stream()
+                .anyMatch(a -> a.type().equals(Alert.STALLED_SYNC) && a.status().equals(Alert.RESOLVED)));
+        first.close();
+
+        produce(producer, topics, events.stream().filter(e -> e.ts() >= T0 + 150_000).toList());
+        start(settings, "second");
+        await().atMost(Duration.ofSeconds(90)).until(() -> out.poll().alerts.stream()
+                .anyMatch(a -> a.type().equals(Alert.STALLED_SYNC) && a.startsAt() > T0 + 250_000));
+        out.poll();
+
+        List<Alert> firing = out.alerts.stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
+        assertThat(firing).as("the first evaluation and the hang, not the second evaluation").hasSize(2)
+                .satisfiesExactly(
+                        eval -> assertThat(eval.startsAt()).isBetween(T0 + 99_000, T0 + 101_000),
+                        stop -> {
+                            assertThat(stop.startsAt()).isBetween(hang - 1_000, hang + 1_000);
+                            assertThat(Long.parseLong(stop.labels().get("longestQuietMs"))).isBetween(11_000L,
+                                    13_000L);
+                        });
+    }
+
+    /**
+     * The job first, then the setup seconds one by one until a sample of {@code uid} comes out joined with the job:
+     * the assignment table (fed through its own repartition topic) is then in place for what follows. Returns the
+     * event time fed up to.
+     */
+    private static long feedUntilJoined(KafkaProducer<String, byte[]> producer, StreamsAppConfig.TopicNames topics,
+                                        Outputs out, List<Event> events, String uid) {
+        long fed = T0;
+        while (out.poll().linkHealth.stream().noneMatch(l -> uid.equals(l.job())) && fed < T0 + 10_000) {
+            long from = fed;
+            produce(producer, topics, events.stream().filter(e -> e.ts() >= from && e.ts() < from + 1_000).toList());
+            fed += 1_000;
+            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> out.poll().linkHealth.stream()
+                .anyMatch(l -> uid.equals(l.job())));
+        return fed;
     }
 
     /**

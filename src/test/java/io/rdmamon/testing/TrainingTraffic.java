@@ -1,5 +1,6 @@
 package io.rdmamon.testing;
 
+import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -87,15 +88,18 @@ public final class TrainingTraffic {
     public List<Event> run(long from, long to) {
         List<Event> out = new ArrayList<>(jobRecords.stream().filter(e -> e.ts() >= from && e.ts() < to).toList());
         Map<String, Job> portOwner = new LinkedHashMap<>();
+        List<String> nodes = new ArrayList<>();
         for (Job job : jobs) {
-            for (String node : job.nodes) {
+            job.nodes.stream().filter(n -> !nodes.contains(n)).forEach(nodes::add);
+            for (String node : job.socket ? List.<String>of() : job.nodes) {
                 for (String device : job.devices) {
                     portOwner.putIfAbsent(node + "/" + device, null);
                 }
             }
         }
         extraPorts.forEach(p -> portOwner.putIfAbsent(p, null));
-        List<String> nodes = portOwner.keySet().stream().map(p -> p.substring(0, p.indexOf('/'))).distinct().toList();
+        portOwner.keySet().stream().map(p -> p.substring(0, p.indexOf('/'))).filter(n -> !nodes.contains(n))
+                .distinct().forEach(nodes::add);
         for (long t = from + 1_000; t < to; t += 1_000) {
             for (String port : portOwner.keySet()) {
                 String node = port.substring(0, port.indexOf('/'));
@@ -132,6 +136,12 @@ public final class TrainingTraffic {
                 rx = burst[3];
             }
         }
+        for (Job job : jobs) {
+            if (job.socket) {
+                tx += job.rate(node, "eth0", t - 1_000, t);
+                rx += job.rate(node, "eth0", t - 1_000, t);
+            }
+        }
         return new HostIfaceSample(HostIfaceSample.VERSION, node, "eth0", t, 1_000, tx, rx, null, null, Map.of());
     }
 
@@ -149,6 +159,7 @@ public final class TrainingTraffic {
         double burstRate = 10e9;
         long trainFrom = Long.MIN_VALUE;
         long trainTo = Long.MAX_VALUE;
+        boolean socket;
         private final List<long[]> pauses = new ArrayList<>();
         private final List<double[]> phases = new ArrayList<>();
         private final Map<String, double[]> rankFactors = new LinkedHashMap<>();
@@ -163,6 +174,19 @@ public final class TrainingTraffic {
             this.periodMs = periodMs;
             this.commMs = commMs;
             this.burstRate = burstRate;
+            return this;
+        }
+
+        /**
+         * A job meant to run over sockets (ACS P16EN): its ranks hold eth0, its record says
+         * {@code rdmamon.io/transport=socket}, and its traffic rides on its nodes' host interface samples, on top of
+         * their other traffic ({@link #HOST_BASE}, {@link TrainingTraffic#hostBurst}), not on RDMA ports.
+         */
+        public Job overSockets() {
+            if (!devices.equals(List.of("eth0"))) {
+                throw new IllegalArgumentException("a socket job holds eth0, not " + devices);
+            }
+            this.socket = true;
             return this;
         }
 
@@ -204,7 +228,7 @@ public final class TrainingTraffic {
                 }
             }
             return new JobRecord(JobRecord.VERSION, uid, "job-" + uid, "team-a", state, at, at, ranks.size(), ranks,
-                    Map.of());
+                    socket ? Map.of(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE) : Map.of());
         }
 
         /** Average rate (each direction) of this job on a port over (from, to]. */
