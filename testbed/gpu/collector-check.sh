@@ -10,7 +10,8 @@ mkdir -p "$out"
 nvidia-smi --query-gpu=timestamp,index,utilization.gpu,utilization.memory,power.draw,clocks.sm,uuid \
   --format=csv,noheader,nounits --loop-ms=100 >"$out/nvidia-smi.csv" &
 smi=$!
-"$java" -cp "$cp" io.rdmamon.cli.Main collector --stdout --interval 1s --node "$(hostname)" \
+"$java" -cp "$cp" io.rdmamon.collector.CollectorMain --stdout --interval 1s --node "$(hostname)" \
+  --metrics-port -1 --set eadm.enabled=false --set collector.podresources.socket= \
   >"$out/collector.jsonl" 2>"$out/collector.log" &
 collector=$!
 sleep 5
