@@ -1,6 +1,7 @@
 package io.rdmamon.jobs;
 
 import io.rdmamon.model.JobRecord;
+import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.testing.TopologyHarness;
 import io.rdmamon.testing.TrainingTraffic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -81,6 +82,43 @@ class NodeTickBatcherTest {
                 "n2@" + (T0 + 10_000));
     }
 
+    /**
+     * A collector that stamps each sample when it reads it: a pass's host interface at its time, then its NICs 11
+     * and 29 ms on. They are one pass still: one batch per node and second, its ports and host in it, at the time of the
+     * pass's first sample; nothing lost or repeated. With {@code streams.jobs.pass.spread.ms=0} (only samples of one
+     * ts are a pass, as before) every sample goes alone.
+     */
+    @Test
+    void shouldSendANodesSamplesOfOneIntervalAsOnePassWhateverTheirTimes() {
+        List<TrainingTraffic.Event> events = events(true).stream().map(NodeTickBatcherTest::stampedWhenRead)
+                .sorted(Comparator.comparingLong(TrainingTraffic.Event::ts)).toList();
+
+        List<JobEventBatch> batches = batches(events, Map.of());
+
+        long whole = batches.stream().filter(b -> ports(b) == 2 && hosts(b) == 1).count();
+        assertThat(whole).as("passes 2 to 29 of both nodes, each one batch").isEqualTo(2L * (PASSES - 2));
+        assertThat(batches).as("and each node's first pass, sample by sample").hasSize(2 * (PASSES - 2) + 2 * 3);
+        assertThat(batches.stream().mapToLong(NodeTickBatcherTest::hosts).sum()).isEqualTo(2L * (PASSES - 1));
+        assertThat(batches.stream().mapToLong(NodeTickBatcherTest::ports).sum()).isEqualTo(4L * (PASSES - 1));
+
+        List<JobEventBatch> exact = batches(events, Map.of(StreamsAppConfig.PASS_SPREAD_CONFIG, 0));
+        assertThat(exact).as("passes of one ts only: a batch per sample (each node's last host sample held for a port "
+                + "pass of its time)").hasSize(2 * 3 * (PASSES - 1) - 2);
+    }
+
+    /** The event with its sample stamped when read: the host at the pass's time, erdma_0 11 ms and erdma_1 29 ms on. */
+    private static TrainingTraffic.Event stampedWhenRead(TrainingTraffic.Event e) {
+        if (e.port() != null) {
+            long ts = e.port().ts() + (e.port().device().equals("erdma_0") ? 11 : 29);
+            return new TrainingTraffic.Event(ts, e.port().withTs(ts), null, null);
+        }
+        if (e.host() != null) {
+            long ts = e.host().ts();
+            return new TrainingTraffic.Event(ts, null, e.host().withTs(ts), null);
+        }
+        return e;
+    }
+
     private List<JobEventBatch> batches(boolean hostsFirst) {
         return batches(events(hostsFirst));
     }
@@ -98,7 +136,11 @@ class NodeTickBatcherTest {
     }
 
     private List<JobEventBatch> batches(List<TrainingTraffic.Event> events) {
-        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+        return batches(events, Map.of());
+    }
+
+    private List<JobEventBatch> batches(List<TrainingTraffic.Event> events, Map<String, Object> settings) {
+        try (TopologyHarness h = new TopologyHarness(stateDir.resolve("app-" + settings.hashCode()), T0, settings)) {
             h.feed(events);
             JobEventBatchSerde serde = new JobEventBatchSerde();
             return h.internalTopic(JobEvents.REPARTITION + "-repartition").stream()
