@@ -87,7 +87,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
                     size = seen;
                 }
                 this.ts = ts;
-                this.within = within;
+                this.within = within > 0 ? within : this.within;
                 members.clear();
                 seen = 0;
             } else if (again || this.ts - ts >= this.within) {
@@ -149,7 +149,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     public void process(Record<String, AssignedInput> record) {
         AssignedInput in = record.value();
         long ts = record.timestamp();
-        if (latePass != null && (!in.late() || latePass.ts() != ts || !latePassNode.equals(in.node()))) {
+        if (latePass != null && (!in.late() || !latePassNode.equals(in.node()))) {
             emitLatePass(); // its end was not marked: not expected, but nothing is lost
         }
         if (in.late()) {
@@ -166,7 +166,8 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
         Pass pass = passes.computeIfAbsent(passKey, n -> new Pass());
         long intervalMs = in.port() != null ? in.port().intervalMs() : in.host().intervalMs();
-        long within = spreadMs < 0 ? Math.max(1, intervalMs / 2) : spreadMs + 1;
+        // a first sample's intervalMs is 0 (its rates unknown): the pass keeps what it had
+        long within = spreadMs >= 0 ? spreadMs + 1 : intervalMs / 2;
         Place place = pass.place(in.port() != null ? in.port().key() : in.host().key(), ts, within);
         if (!pass.loaded) {
             pass.open = ticks.get(passKey);

@@ -62,13 +62,7 @@ class NodeTickBatcherTest {
      */
     @Test
     void shouldSendANodesReJudgedSamplesAsOneBatchPerNodePass() {
-        List<TrainingTraffic.Event> inOrder = events(true);
-        List<TrainingTraffic.Event> events = new ArrayList<>(inOrder.stream()
-                .filter(e -> e.job() == null && e.ts() <= T0 + 10_000).toList());
-        events.addAll(inOrder.stream().filter(e -> e.job() != null).toList());
-        events.addAll(inOrder.stream().filter(e -> e.job() == null && e.ts() > T0 + 10_000).toList());
-
-        List<JobEventBatch> batches = batches(events);
+        List<JobEventBatch> batches = batches(jobAfter10s(events(true)));
 
         Map<String, List<JobEventBatch>> byPass = batches.stream().collect(Collectors.groupingBy(
                 NodeTickBatcherTest::pass, TreeMap::new, Collectors.toList()));
@@ -117,6 +111,29 @@ class NodeTickBatcherTest {
             return new TrainingTraffic.Event(ts, null, e.host().withTs(ts), null);
         }
         return e;
+    }
+
+    /** As above, each sample stamped when read: a re-judged pass is one batch too, whatever its samples' times. */
+    @Test
+    void shouldSendANodesReJudgedSamplesStampedWhenReadAsOneBatchPerNodePass() {
+        List<JobEventBatch> batches = batches(jobAfter10s(events(true).stream()
+                .map(NodeTickBatcherTest::stampedWhenRead).sorted(Comparator.comparingLong(TrainingTraffic.Event::ts))
+                .toList()));
+
+        assertThat(batches).as("every pass of both nodes, one batch each").hasSize(2 * (PASSES - 1))
+                .allSatisfy(b -> {
+                    assertThat(ports(b)).as(pass(b)).isEqualTo(2);
+                    assertThat(hosts(b)).as(pass(b)).isEqualTo(1);
+                });
+    }
+
+    /** The events with the job's record after the first 10 passes, which are judged without the job. */
+    private static List<TrainingTraffic.Event> jobAfter10s(List<TrainingTraffic.Event> inOrder) {
+        List<TrainingTraffic.Event> events = new ArrayList<>(inOrder.stream()
+                .filter(e -> e.job() == null && e.ts() < T0 + 10_500).toList());
+        events.addAll(inOrder.stream().filter(e -> e.job() != null).toList());
+        events.addAll(inOrder.stream().filter(e -> e.job() == null && e.ts() >= T0 + 10_500).toList());
+        return events;
     }
 
     private List<JobEventBatch> batches(boolean hostsFirst) {
