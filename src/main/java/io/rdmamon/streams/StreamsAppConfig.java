@@ -142,7 +142,8 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String PASS_SPREAD_DOC = "How far apart a node's samples may be stamped and still be one "
             + "sampling pass, which the job side gets as one record: a collector may stamp each NIC when it reads it. "
             + "-1: less than half the samples' intervalMs (a port coming again begins a new pass); 0: only samples of "
-            + "the same ts (before issue 42, which makes a record per sample of such a collector).";
+            + "the same ts (before issue 42, which makes a record per sample of such a collector; samples re-judged for a "
+            + "late hold are grouped by interval whatever this says).";
 
     public static final String PUNCTUATE_INTERVAL_CONFIG = "streams.punctuate.interval.ms";
     public static final long DEFAULT_PUNCTUATE_INTERVAL = 1_000;
