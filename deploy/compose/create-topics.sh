@@ -4,6 +4,8 @@
 #   PARTITIONS   partitions per topic (default 6): bounds the stream app's parallelism (instances x threads)
 #   REPLICATION  replication factor (default 1 here; 3 on a real cluster)
 # rdma.jobs, rdma.pod-devices and rdma.nodes are tables keyed by job uid / node: compacted, never deleted by time.
+# The stream app's outputs carry the traffic's time: stamped when written (LogAppendTime), the retention counts from
+# then, so the results of a backlog reprocessed from longer ago than the retention are not deleted.
 set -eu
 BOOTSTRAP="${BOOTSTRAP:-kafka:9092}"
 PARTITIONS="${PARTITIONS:-6}"
@@ -12,7 +14,7 @@ TOPICS_CMD="$(command -v kafka-topics.sh || echo /opt/kafka/bin/kafka-topics.sh)
 
 create() {
   "$TOPICS_CMD" --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$1" \
-    --partitions "$PARTITIONS" --replication-factor "$REPLICATION" --config "$2"
+    --partitions "$PARTITIONS" --replication-factor "$REPLICATION" --config "$2" ${3:+--config "$3"}
 }
 
 create rdma.port-samples cleanup.policy=delete
@@ -21,8 +23,8 @@ create rdma.gpu-samples cleanup.policy=delete
 create rdma.jobs cleanup.policy=compact
 create rdma.pod-devices cleanup.policy=compact
 create rdma.nodes cleanup.policy=compact
-create rdma.job-bandwidth cleanup.policy=delete
-create rdma.link-health cleanup.policy=delete
-create rdma.alerts cleanup.policy=delete
+create rdma.job-bandwidth cleanup.policy=delete message.timestamp.type=LogAppendTime
+create rdma.link-health cleanup.policy=delete message.timestamp.type=LogAppendTime
+create rdma.alerts cleanup.policy=delete message.timestamp.type=LogAppendTime
 create rdma.dead-letter cleanup.policy=delete
 "$TOPICS_CMD" --bootstrap-server "$BOOTSTRAP" --list

@@ -2,6 +2,7 @@ package io.rdmamon.bench;
 
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
+import io.rdmamon.model.PortSample;
 import io.rdmamon.scenario.ClusterNode;
 import io.rdmamon.scenario.ScenarioRecorder;
 import io.rdmamon.scenario.SimulatedJob;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +46,8 @@ final class SizingLoad implements AutoCloseable {
     private int nextNode;
     private long records;
     private final List<String> jobNames = new ArrayList<>();
+    /** Each NIC's sample stamped when read, the pass's samples up to this many ms apart (0: one ts per pass). */
+    private long nicStampSpreadMs;
 
     private SizingLoad(List<ClusterNode> nodes, List<SimulatedJob> jobs, long startMs, SizingTopics topics,
                        String bootstrapServers) {
@@ -108,6 +112,15 @@ final class SizingLoad implements AutoCloseable {
         return String.format("gpu-node-%04d", n);
     }
 
+    /**
+     * Stamps each sample when its NIC (or host interface) is read, as a collector may: the samples of a pass spread
+     * over up to {@code ms} after its first, in NIC order. 0 (the default): one {@code ts} per pass.
+     */
+    SizingLoad nicStampSpread(long ms) {
+        this.nicStampSpreadMs = ms;
+        return this;
+    }
+
     /** The jobs' names, as in their records. */
     List<String> jobNames() {
         return List.copyOf(jobNames);
@@ -124,14 +137,30 @@ final class SizingLoad implements AutoCloseable {
             ClusterNode node = nodes.get(nextNode);
             long ts = second + node.clockOffsetMs();
             ScenarioRecorder.NodeTick tick = ScenarioRecorder.tick(traffic, node, ts, second == startMs, random);
-            tick.ports().forEach(p -> send(topics.portSamples(), p.key(), ts, p));
-            send(topics.hostSamples(), tick.host().key(), ts, tick.host());
+            long[] read = readAt(ts, tick.ports().size() + 1);
+            for (int i = 0; i < tick.ports().size(); i++) {
+                PortSample p = tick.ports().get(i);
+                send(topics.portSamples(), p.key(), read[i], read[i] == ts ? p : p.withTs(read[i]));
+            }
+            long hostTs = read[read.length - 1];
+            send(topics.hostSamples(), tick.host().key(), hostTs, hostTs == ts ? tick.host()
+                    : tick.host().withTs(hostTs));
             if (++nextNode == nodes.size()) {
                 nextNode = 0;
                 second += INTERVAL_MS;
             }
         }
         return records;
+    }
+
+    /** When each of a pass's {@code n} samples is read: all at {@code ts}, or spread after it in order. */
+    private long[] readAt(long ts, int n) {
+        long[] at = new long[n];
+        for (int i = 0; i < n; i++) {
+            at[i] = ts + (nicStampSpreadMs == 0 ? 0 : random.nextLong(nicStampSpreadMs + 1));
+        }
+        Arrays.sort(at);
+        return at;
     }
 
     synchronized void flush() {

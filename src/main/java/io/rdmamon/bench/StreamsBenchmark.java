@@ -63,6 +63,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     int seconds;
 
+    @Option(names = "--nic-stamp-spread", defaultValue = "0", paramLabel = "MS", description = "Stamp each sample "
+            + "when its NIC is read, as a collector may: a node's samples of one pass spread over up to this many ms "
+            + "(default ${DEFAULT-VALUE}: one ts per pass).")
+    long nicStampSpreadMs;
+
     @Option(names = "--partitions", defaultValue = "6", description = "Partitions of every topic (default "
             + "${DEFAULT-VALUE}).")
     int partitions;
@@ -144,7 +149,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 long now = System.currentTimeMillis() / 1000 * 1000;
                 long samples;
                 try (SizingLoad load = SizingLoad.create(nodes, idleNodes, devices, 8, now - seconds * 1000L, null,
-                        topics, bootstrap)) {
+                        topics, bootstrap).nicStampSpread(nicStampSpreadMs)) {
                     load.sendUntil(now);
                     load.flush();
                 }
@@ -152,9 +157,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
                 samples = KafkaOffsets.endOffsets(admin, sampleTopics).values().stream().mapToLong(Long::longValue)
                         .sum();
                 out.printf("backlog: %,d samples (%,d nodes x %d NICs + 1 host interface, %d s at 1 Hz, jobs of 8 "
-                        + "nodes%s), %d partitions; %d CPU cores here%n", samples, nodes + idleNodes, devices, seconds,
+                        + "nodes%s%s), %d partitions; %d CPU cores here%n", samples, nodes + idleNodes, devices, seconds,
                         idleNodes == 0 ? "" : String.format(" on %,d; %,d nodes without a job", nodes, idleNodes),
-                        partitions, Runtime.getRuntime().availableProcessors());
+                        nicStampSpreadMs == 0 ? "" : String.format("; each sample stamped when read, a pass's up to "
+                                + "%d ms apart", nicStampSpreadMs), partitions,
+                        Runtime.getRuntime().availableProcessors());
                 out.flush();
 
                 List<List<SideBySide>> byVariant = new ArrayList<>();

@@ -13,6 +13,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +21,16 @@ import java.util.Set;
 
 /**
  * Turns each node's sampling pass into one {@link JobEventBatch} per job holding something on the node, keyed by job
- * uid: the job side then gets one record per node and second instead of one per sample. A collector stamps every
- * sample of a pass with the same {@code ts}; the pass is complete when as many samples arrived as in the node's
- * previous pass, when a sample of a newer pass arrives, or at the latest {@code flushAfter} of wall time after its
- * first sample (a port that went away). The first pass of a node after a start, whose size is not known yet, and
- * stragglers of older passes go on sample by sample. Open passes are kept in an {@link ObjectStore}, so a commit in
- * the middle of one loses nothing.
+ * uid: the job side then gets one record per node and second instead of one per sample. A pass is a node's samples
+ * of one sampling interval, whatever their {@code ts}: a collector may stamp every sample of a pass alike, or each NIC
+ * when it reads it (tens of ms apart, as the contract allows). A sample begins a newer pass when its {@code ts} is at
+ * least half its {@code intervalMs} past the pass's first sample, or when its port (or host interface) is already in
+ * the pass with an older {@code ts}; one half an interval or more before it is a straggler of an older pass. The pass
+ * is complete when as many samples arrived as in the node's previous pass, when a sample of a newer pass arrives, or
+ * at the latest {@code flushAfter} of wall time after its first sample (a port that went away); it goes on at its
+ * first sample's time. The first pass of a node after a start, whose size is not known yet, and stragglers of older
+ * passes go on sample by sample. Open passes are kept in an {@link ObjectStore}, so a commit in the middle of one
+ * loses nothing.
  *
  * <p>A node's port samples and host samples are batched as two passes: they come from two topics, each in order in
  * its own partition, but the task does not wait for an empty partition ({@code max.task.idle.ms=-1}), so a host
@@ -51,7 +56,12 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
      * sample needs no store lookup, only a put to mark it changed.
      */
     private static final class Pass {
+        /** The time of the pass: its first sample's. */
         long ts = Long.MIN_VALUE;
+        /** Samples stamped closer than this to {@link #ts} are of the pass: half its sampling interval by default. */
+        long within = 1;
+        /** The ports (host interfaces) of the pass so far, by sample key: one coming again begins a newer pass. */
+        final Set<String> members = new HashSet<>();
         int seen;
         int size;
         long openedAt;
@@ -60,9 +70,40 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         boolean loaded;
         /** A host pass only: {@code open} is complete and waits for the node's port pass of the same time. */
         boolean held;
+
+        /** Whether two samples (or passes) of the node at these times are of one sampling interval. */
+        boolean sameInterval(long ts, long other) {
+            return Math.abs(ts - other) < within;
+        }
+
+        /**
+         * Where a sample of {@code key} at {@code ts} belongs: the current pass (counted in it), a newer one (which it
+         * begins), or an older one (a straggler, not counted).
+         */
+        Place place(String key, long ts, long within) {
+            boolean again = members.contains(key);
+            if (this.ts == Long.MIN_VALUE || ts - this.ts >= this.within || again && ts > this.ts) {
+                if (seen > 0) {
+                    size = seen;
+                }
+                this.ts = ts;
+                this.within = within > 0 ? within : this.within;
+                members.clear();
+                seen = 0;
+            } else if (again || this.ts - ts >= this.within) {
+                return Place.OLDER;
+            }
+            members.add(key);
+            seen++;
+            return Place.CURRENT;
+        }
     }
 
+    private enum Place { CURRENT, OLDER }
+
     private final Duration flushAfter;
+    /** {@code streams.jobs.pass.spread.ms}: -1 for half the samples' interval. */
+    private final long spreadMs;
     /** Each node's current pass: in memory, after a restart the first pass is passed on sample by sample. */
     private final Map<String, Pass> passes = new HashMap<>();
     /** The re-judged pass being gathered, and its node: never open across records of {@link NodeAssigner}. */
@@ -71,16 +112,19 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     private ProcessorContext<String, JobEventBatch> context;
     private ObjectStore<NodeTick> ticks;
 
-    private NodeTickBatcher(Duration flushAfter) {
+    private NodeTickBatcher(Duration flushAfter, long spreadMs) {
         this.flushAfter = flushAfter;
+        this.spreadMs = spreadMs;
     }
 
+    /** @param spreadMs {@code streams.jobs.pass.spread.ms}: -1 for half the samples' interval */
     public static ProcessorSupplier<String, AssignedInput, String, JobEventBatch> supplier(Duration flushAfter,
+                                                                                          long spreadMs,
                                                                                           StoreType storeType) {
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, AssignedInput, String, JobEventBatch> get() {
-                return new NodeTickBatcher(flushAfter);
+                return new NodeTickBatcher(flushAfter, spreadMs);
             }
 
             @Override
@@ -105,7 +149,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     public void process(Record<String, AssignedInput> record) {
         AssignedInput in = record.value();
         long ts = record.timestamp();
-        if (latePass != null && (!in.late() || latePass.ts() != ts || !latePassNode.equals(in.node()))) {
+        if (latePass != null && (!in.late() || !latePassNode.equals(in.node()))) {
             emitLatePass(); // its end was not marked: not expected, but nothing is lost
         }
         if (in.late()) {
@@ -121,34 +165,28 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         }
         String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
         Pass pass = passes.computeIfAbsent(passKey, n -> new Pass());
-        if (ts > pass.ts) {
-            if (pass.seen > 0) {
-                pass.size = pass.seen;
-            }
-            pass.ts = ts;
-            pass.seen = 0;
-        }
-        if (ts == pass.ts) {
-            pass.seen++;
-        }
+        long intervalMs = in.port() != null ? in.port().intervalMs() : in.host().intervalMs();
+        // a first sample's intervalMs is 0 (its rates unknown): the pass keeps what it had
+        long within = spreadMs >= 0 ? spreadMs + 1 : intervalMs / 2;
+        Place place = pass.place(in.port() != null ? in.port().key() : in.host().key(), ts, within);
         if (!pass.loaded) {
             pass.open = ticks.get(passKey);
             pass.loaded = true;
         }
         NodeTick tick = pass.open;
-        if (tick != null && tick.ts() != ts) {
+        if (tick != null && (tick.ts() != pass.ts || place == Place.OLDER)) {
             // a newer pass began (or a straggler of an older one came): the open one is as complete as it gets
             emit(in.port() != null ? withHosts(passKey, tick) : tick);
             closePass(passKey, pass);
             tick = null;
         }
-        if (pass.size == 0 || ts < pass.ts) {
+        if (pass.size == 0 || place == Place.OLDER) {
             // the node's first pass since start (its size unknown), or a straggler: not held back
             emit(NodeTick.open(ts).add(JobEvents.fanOut(in)));
             return;
         }
         if (tick == null) {
-            tick = NodeTick.open(ts);
+            tick = NodeTick.open(pass.ts);
             pass.open = tick;
             pass.openedAt = context.currentSystemTimeMs();
         }
@@ -173,12 +211,12 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         if (ports == null || ports.ts == Long.MIN_VALUE) {
             return false;
         }
-        if (ports.open != null && ports.open.ts() == hostTick.ts()) {
+        if (ports.open != null && ports.sameInterval(ports.open.ts(), hostTick.ts())) {
             ticks.put(node, ports.open.join(hostTick));
             closePass(hostKey, hosts);
             return true;
         }
-        if (ports.ts < hostTick.ts()) {
+        if (hostTick.ts() - ports.ts >= ports.within) {
             ticks.put(hostKey, hostTick);
             hosts.held = true;
             return true;
@@ -190,7 +228,8 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     private NodeTick withHosts(String node, NodeTick portTick) {
         String hostKey = node + HOST_PASS;
         Pass hosts = passes.get(hostKey);
-        if (hosts != null && hosts.held && hosts.open != null && hosts.open.ts() == portTick.ts()) {
+        if (hosts != null && hosts.held && hosts.open != null
+                && passes.get(node).sameInterval(hosts.open.ts(), portTick.ts())) {
             portTick.join(hosts.open);
             closePass(hostKey, hosts);
         }

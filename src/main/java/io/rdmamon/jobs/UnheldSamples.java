@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -133,13 +134,29 @@ final class UnheldSamples {
                 }
             }
         }
-        // stable: on equal times, nodes stay in the order above, each node's samples together
         covered.sort(Comparator.comparingLong(c -> c.record().timestamp()));
+        // a node's samples of one sampling interval are one pass, whatever their times (NodeTickBatcher): passes in
+        // the order of their first samples, on equal times nodes in the order above, each pass's samples together
+        Map<String, Integer> order = new HashMap<>();
+        nodes.forEach(n -> order.putIfAbsent(n, order.size()));
+        Map<String, Long> open = new HashMap<>();
+        Map<Covered, Long> passOf = new IdentityHashMap<>();
+        for (Covered c : covered) {
+            long ts = c.record().timestamp();
+            NodeInput in = c.record().value();
+            long within = Math.max(1, (in.port() != null ? in.port().intervalMs() : in.host().intervalMs()) / 2);
+            Long start = open.get(c.node());
+            if (start == null || ts - start >= within) {
+                start = ts;
+                open.put(c.node(), start);
+            }
+            passOf.put(c, start);
+        }
+        covered.sort(Comparator.comparingLong((Covered c) -> passOf.get(c)).thenComparing(c -> order.get(c.node())));
         for (int i = 0; i < covered.size(); i++) {
             Covered c = covered.get(i);
             Covered next = i + 1 < covered.size() ? covered.get(i + 1) : null;
-            boolean passEnd = next == null || next.record().timestamp() != c.record().timestamp()
-                    || !next.node().equals(c.node());
+            boolean passEnd = next == null || !passOf.get(next).equals(passOf.get(c)) || !next.node().equals(c.node());
             judged.accept(c.record(), c.assignment(), c.own(), passEnd);
         }
     }

@@ -170,7 +170,7 @@ public final class RdmamonTopology {
                 .mapValues(PortVerdict::alert, Named.as("port-alert-values"));
 
         KStream<String, JobEventBatch> batches = assigned.process(
-                NodeTickBatcher.supplier(cfg.punctuateInterval(), cfg.storeType()),
+                NodeTickBatcher.supplier(cfg.punctuateInterval(), cfg.passSpreadMs(), cfg.storeType()),
                 Named.as(NodeTickBatcher.PROCESSOR));
         KStream<String, JobEvent> jobEvents = JobEvents.byJob(batches, jobs);
         KStream<String, JobWindow> windows = jobEvents.process(

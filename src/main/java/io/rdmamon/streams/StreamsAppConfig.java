@@ -137,6 +137,14 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "memory for a job's hold still on its way (it crosses a repartition topic and a commit, the samples do "
             + "not): a hold that comes within it gives them to the job after all. 0 keeps none.";
 
+    public static final String PASS_SPREAD_CONFIG = "streams.jobs.pass.spread.ms";
+    public static final long DEFAULT_PASS_SPREAD = -1;
+    private static final String PASS_SPREAD_DOC = "How far apart a node's samples may be stamped and still be one "
+            + "sampling pass, which the job side gets as one record: a collector may stamp each NIC when it reads it. "
+            + "-1: less than half the samples' intervalMs (a port coming again begins a new pass); 0: only samples of "
+            + "the same ts (before issue 42, which makes a record per sample of such a collector; samples re-judged for a "
+            + "late hold are grouped by interval whatever this says).";
+
     public static final String PUNCTUATE_INTERVAL_CONFIG = "streams.punctuate.interval.ms";
     public static final long DEFAULT_PUNCTUATE_INTERVAL = 1_000;
     private static final String PUNCTUATE_INTERVAL_DOC = "Wall-clock period of the collector-silence check "
@@ -229,6 +237,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Range.between(60_000, Duration.ofDays(365).toMillis()), Importance.LOW, HISTORY_RETENTION_DOC)
             .define(LATE_JOB_GRACE_CONFIG, Type.LONG, DEFAULT_LATE_JOB_GRACE, Range.between(0, 600_000),
                     Importance.LOW, LATE_JOB_GRACE_DOC)
+            .define(PASS_SPREAD_CONFIG, Type.LONG, DEFAULT_PASS_SPREAD, Range.between(-1, 60_000), Importance.LOW,
+                    PASS_SPREAD_DOC)
             .define(PUNCTUATE_INTERVAL_CONFIG, Type.LONG, DEFAULT_PUNCTUATE_INTERVAL, Range.between(100, 60_000),
                     Importance.LOW, PUNCTUATE_INTERVAL_DOC)
             .define(CLOCK_SKEW_MAX_CONFIG, Type.LONG, DEFAULT_CLOCK_SKEW_MAX, Range.between(500, 300_000),
@@ -311,6 +321,11 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public Duration lateJobGrace() {
         return Duration.ofMillis(getLong(LATE_JOB_GRACE_CONFIG));
+    }
+
+    /** {@code streams.jobs.pass.spread.ms}: -1 for half the samples' interval. */
+    public long passSpreadMs() {
+        return getLong(PASS_SPREAD_CONFIG);
     }
 
     public Duration punctuateInterval() {

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Creates the app's input and output topics when they are missing ({@code streams.topics.create}): the job and node
- * topics compacted, the others with the broker's retention. Internal topics are Kafka Streams' own business. Where the app
+ * topics compacted, the others with the broker's retention, the outputs stamped with the broker's append time. Internal topics are Kafka Streams' own business. Where the app
  * may not create topics, it logs the {@code kafka-topics.sh} commands instead and carries on.
  */
 final class StreamsTopics {
@@ -38,12 +38,8 @@ final class StreamsTopics {
         int replication = cfg.getInt(StreamsAppConfig.REPLICATION_FACTOR_CONFIG);
         Optional<Short> rf = replication < 0 ? Optional.empty() : Optional.of((short) replication);
         List<NewTopic> wanted = new ArrayList<>();
-        for (String name : uncompacted(t)) {
-            wanted.add(new NewTopic(name, Optional.of(partitions), rf));
-        }
-        for (String name : compacted(t)) {
-            wanted.add(new NewTopic(name, Optional.of(partitions), rf)
-                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+        for (String name : all(t)) {
+            wanted.add(new NewTopic(name, Optional.of(partitions), rf).configs(configs(t, name)));
         }
 
         Map<String, Object> props = new HashMap<>(cfg.kafkaOverrides());
@@ -124,18 +120,39 @@ final class StreamsTopics {
         String base = "kafka-topics.sh --bootstrap-server " + cfg.bootstrapServers() + " --create --if-not-exists"
                 + " --partitions " + partitions + " --topic ";
         StringBuilder out = new StringBuilder();
-        for (String name : compacted(t)) {
-            out.append(base).append(name).append(" --config cleanup.policy=compact\n");
-        }
-        for (String name : uncompacted(t)) {
-            out.append(base).append(name).append('\n');
+        for (String name : all(t)) {
+            out.append(base).append(name);
+            configs(t, name).forEach((key, value) -> out.append(" --config ").append(key).append('=').append(value));
+            out.append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * A topic's settings: the tables compacted; the outputs stamped with the time the broker writes them, since their
+     * records carry the traffic's time: a backlog reprocessed from longer ago than the retention (7 days by default)
+     * would be deleted at the broker's next retention check, before the sink read it.
+     */
+    static Map<String, String> configs(StreamsAppConfig.TopicNames t, String name) {
+        if (compacted(t).contains(name)) {
+            return Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+        }
+        if (List.of(t.jobBandwidth(), t.linkHealth(), t.alerts()).contains(name)) {
+            return Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
+        }
+        return Map.of();
     }
 
     /** The tables: the jobs topic and, when read, the nodes topic. */
     private static List<String> compacted(StreamsAppConfig.TopicNames t) {
         return t.nodes() == null ? List.of(t.jobs()) : List.of(t.jobs(), t.nodes());
+    }
+
+    /** The tables first, then the rest. */
+    private static List<String> all(StreamsAppConfig.TopicNames t) {
+        List<String> all = new ArrayList<>(compacted(t));
+        all.addAll(uncompacted(t));
+        return all;
     }
 
     /** Every topic but the compacted ones. */

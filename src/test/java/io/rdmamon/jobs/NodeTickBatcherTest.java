@@ -1,6 +1,7 @@
 package io.rdmamon.jobs;
 
 import io.rdmamon.model.JobRecord;
+import io.rdmamon.streams.StreamsAppConfig;
 import io.rdmamon.testing.TopologyHarness;
 import io.rdmamon.testing.TrainingTraffic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -61,13 +62,7 @@ class NodeTickBatcherTest {
      */
     @Test
     void shouldSendANodesReJudgedSamplesAsOneBatchPerNodePass() {
-        List<TrainingTraffic.Event> inOrder = events(true);
-        List<TrainingTraffic.Event> events = new ArrayList<>(inOrder.stream()
-                .filter(e -> e.job() == null && e.ts() <= T0 + 10_000).toList());
-        events.addAll(inOrder.stream().filter(e -> e.job() != null).toList());
-        events.addAll(inOrder.stream().filter(e -> e.job() == null && e.ts() > T0 + 10_000).toList());
-
-        List<JobEventBatch> batches = batches(events);
+        List<JobEventBatch> batches = batches(jobAfter10s(events(true)));
 
         Map<String, List<JobEventBatch>> byPass = batches.stream().collect(Collectors.groupingBy(
                 NodeTickBatcherTest::pass, TreeMap::new, Collectors.toList()));
@@ -79,6 +74,66 @@ class NodeTickBatcherTest {
         });
         assertThat(byPass.keySet()).as("re-judged passes among them").contains("n1@" + (T0 + 1_000),
                 "n2@" + (T0 + 10_000));
+    }
+
+    /**
+     * A collector that stamps each sample when it reads it: a pass's host interface at its time, then its NICs 11
+     * and 29 ms on. They are one pass still: one batch per node and second, its ports and host in it, at the time of the
+     * pass's first sample; nothing lost or repeated. With {@code streams.jobs.pass.spread.ms=0} (only samples of one
+     * ts are a pass, as before) every sample goes alone.
+     */
+    @Test
+    void shouldSendANodesSamplesOfOneIntervalAsOnePassWhateverTheirTimes() {
+        List<TrainingTraffic.Event> events = events(true).stream().map(NodeTickBatcherTest::stampedWhenRead)
+                .sorted(Comparator.comparingLong(TrainingTraffic.Event::ts)).toList();
+
+        List<JobEventBatch> batches = batches(events, Map.of());
+
+        long whole = batches.stream().filter(b -> ports(b) == 2 && hosts(b) == 1).count();
+        assertThat(whole).as("passes 2 to 29 of both nodes, each one batch").isEqualTo(2L * (PASSES - 2));
+        assertThat(batches).as("and each node's first pass, sample by sample").hasSize(2 * (PASSES - 2) + 2 * 3);
+        assertThat(batches.stream().mapToLong(NodeTickBatcherTest::hosts).sum()).isEqualTo(2L * (PASSES - 1));
+        assertThat(batches.stream().mapToLong(NodeTickBatcherTest::ports).sum()).isEqualTo(4L * (PASSES - 1));
+
+        List<JobEventBatch> exact = batches(events, Map.of(StreamsAppConfig.PASS_SPREAD_CONFIG, 0));
+        assertThat(exact).as("passes of one ts only: a batch per sample (each node's last host sample held for a port "
+                + "pass of its time)").hasSize(2 * 3 * (PASSES - 1) - 2);
+    }
+
+    /** The event with its sample stamped when read: the host at the pass's time, erdma_0 11 ms and erdma_1 29 ms on. */
+    private static TrainingTraffic.Event stampedWhenRead(TrainingTraffic.Event e) {
+        if (e.port() != null) {
+            long ts = e.port().ts() + (e.port().device().equals("erdma_0") ? 11 : 29);
+            return new TrainingTraffic.Event(ts, e.port().withTs(ts), null, null);
+        }
+        if (e.host() != null) {
+            long ts = e.host().ts();
+            return new TrainingTraffic.Event(ts, null, e.host().withTs(ts), null);
+        }
+        return e;
+    }
+
+    /** As above, each sample stamped when read: a re-judged pass is one batch too, whatever its samples' times. */
+    @Test
+    void shouldSendANodesReJudgedSamplesStampedWhenReadAsOneBatchPerNodePass() {
+        List<JobEventBatch> batches = batches(jobAfter10s(events(true).stream()
+                .map(NodeTickBatcherTest::stampedWhenRead).sorted(Comparator.comparingLong(TrainingTraffic.Event::ts))
+                .toList()));
+
+        assertThat(batches).as("every pass of both nodes, one batch each").hasSize(2 * (PASSES - 1))
+                .allSatisfy(b -> {
+                    assertThat(ports(b)).as(pass(b)).isEqualTo(2);
+                    assertThat(hosts(b)).as(pass(b)).isEqualTo(1);
+                });
+    }
+
+    /** The events with the job's record after the first 10 passes, which are judged without the job. */
+    private static List<TrainingTraffic.Event> jobAfter10s(List<TrainingTraffic.Event> inOrder) {
+        List<TrainingTraffic.Event> events = new ArrayList<>(inOrder.stream()
+                .filter(e -> e.job() == null && e.ts() < T0 + 10_500).toList());
+        events.addAll(inOrder.stream().filter(e -> e.job() != null).toList());
+        events.addAll(inOrder.stream().filter(e -> e.job() == null && e.ts() >= T0 + 10_500).toList());
+        return events;
     }
 
     private List<JobEventBatch> batches(boolean hostsFirst) {
@@ -98,7 +153,11 @@ class NodeTickBatcherTest {
     }
 
     private List<JobEventBatch> batches(List<TrainingTraffic.Event> events) {
-        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+        return batches(events, Map.of());
+    }
+
+    private List<JobEventBatch> batches(List<TrainingTraffic.Event> events, Map<String, Object> settings) {
+        try (TopologyHarness h = new TopologyHarness(stateDir.resolve("app-" + settings.hashCode()), T0, settings)) {
             h.feed(events);
             JobEventBatchSerde serde = new JobEventBatchSerde();
             return h.internalTopic(JobEvents.REPARTITION + "-repartition").stream()

@@ -4,14 +4,15 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
+import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.NodePartitioner;
+import io.rdmamon.model.PortSample;
 import io.rdmamon.replay.InputKind;
 import io.rdmamon.replay.Replayer;
 import io.rdmamon.replay.StreamsReplay;
 import io.rdmamon.scenario.ScenarioCatalog;
 import io.rdmamon.scenario.ScenarioFiles;
 import io.rdmamon.scenario.ScenarioRecorder;
-import io.rdmamon.testing.SharedKafka;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.KafkaStreams;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,17 +36,25 @@ import static org.awaitility.Awaitility.await;
 /**
  * A backlog as a bridge or a dump flushes it, on a real broker: the {@code hang} scenario's job records, then its
  * samples one partition after another (each in time order), every record stamped with the time of sending (the
- * producer's default), ten months after the times in the payloads; once in partition order and once in reverse, each
- * to an app of its own. Both give the replay's windows and alert ({@code rdmamon replay}, in process): Kafka Streams
- * knows the records by their own times ({@link EventTimeExtractor}), and the samples judged before the job's hold
- * reached their partition (a whole partition's backlog goes by in less than a commit) are given to the job when it
- * does ({@code NodeAssigner}).
+ * producer's default). The same scenario ended 2 minutes, 8 days and 30 days ago, each to an app of its own, in
+ * partition order or in reverse. Every one gives the replay's windows and alert ({@code rdmamon
+ * replay}, in process, moved by the same whole minutes): Kafka Streams knows the records by their own times ({@link
+ * EventTimeExtractor}), and the samples judged before the job's hold reached their partition (a whole partition's
+ * backlog goes by in less than a commit) are given to the job when it does ({@code NodeAssigner}).
  *
- * <p>The traffic keeps its recorded times (2026-01-01): only the records' timestamps are of now, so the broker's
- * retention leaves them alone. The outputs carry event time: the test makes its output topics without retention.
+ * <p>The outputs carry the traffic's time in their payloads. The app creates its output topics itself, stamped with
+ * the time the broker wrote them ({@code LogAppendTime}): the broker's retention (7 days by default) counts from then,
+ * not from the traffic's time, or it would delete the windows and alerts of a backlog older than that at its next
+ * retention check, before the sink wrote them to InfluxDB.
  */
 class BacklogOrderTest {
     private static final int PARTITIONS = 4;
+    /**
+     * How long ago the backlogs ended: fresh, and beyond the broker's default 7-day retention (2 days, which the
+     * issue also names, adds nothing these do not cover and 20 s to the suite).
+     */
+    private static final List<Duration> AGES = List.of(Duration.ofMinutes(2), Duration.ofDays(8),
+            Duration.ofDays(30));
 
     @TempDir
     Path dir;
@@ -67,14 +75,15 @@ class BacklogOrderTest {
      * read one partition after another gives the replay's figures too.
      */
     private record Result(List<Alert> alerts, List<String> windows) {
-        static Result of(List<Alert> alerts, List<JobBandwidth> windows) {
+        /** With the windows' times moved back by {@code shiftMs}. */
+        static Result of(List<Alert> alerts, List<JobBandwidth> windows, long shiftMs) {
             return new Result(List.copyOf(alerts), windows.stream()
                     .sorted(Comparator.comparingLong(JobBandwidth::windowStart))
-                    .map(Result::figures).toList());
+                    .map(b -> figures(b, shiftMs)).toList());
         }
 
-        private static String figures(JobBandwidth b) {
-            return String.format(Locale.ROOT, "%d ranks %d/%d tx %.6g rx %.6g host %s", b.windowStart(),
+        private static String figures(JobBandwidth b, long shiftMs) {
+            return String.format(Locale.ROOT, "%d ranks %d/%d tx %.6g rx %.6g host %s", b.windowStart() - shiftMs,
                     b.ranksReporting(), b.ranksExpected(), b.txBytesPerSec(), b.rxBytesPerSec(),
                     b.hostBytesPerSec() == null ? "-" : String.format(Locale.ROOT, "%.6g",
                             b.hostBytesPerSec()));
@@ -82,7 +91,7 @@ class BacklogOrderTest {
     }
 
     @Test
-    void shouldGiveTheReplaysWindowsAndAlertsWhenABacklogComesPartitionAfterPartitionStampedWhenSent()
+    void shouldGiveTheReplaysWindowsAndAlertsWhenABacklogComesPartitionAfterPartitionStampedWhenSentWhateverItsAge()
             throws Exception {
         ScenarioRecorder.Recording recording = ScenarioRecorder.record(ScenarioCatalog.get("hang", 1));
         Result replay = replay(recording);
@@ -90,41 +99,63 @@ class BacklogOrderTest {
         assertThat(replay.windows()).as("the replay: every window has every rank").isNotEmpty()
                 .allSatisfy(w -> assertThat(w).contains(" ranks 4/4 "));
 
-        List<Integer> forward = IntStream.range(0, PARTITIONS).boxed().toList();
-        List<StreamsAppTest.Outputs> outputs = List.of(start("forward"), start("reverse"));
+        long end = recording.portSamples().stream().mapToLong(PortSample::ts).max().orElseThrow();
+        long sentFrom = System.currentTimeMillis();
+        List<Backlog> backlogs = new ArrayList<>();
+        for (Duration age : AGES) {
+            // whole minutes, so the job windows and every detector's intervals fall as in the replay
+            long shift = Math.floorDiv(sentFrom - age.toMillis() - end, 60_000L) * 60_000;
+            boolean reverse = backlogs.size() % 2 == 1;
+            backlogs.add(new Backlog(age + (reverse ? " ago, reverse partition order" : " ago, partition order"),
+                    shifted(recording, shift), shift, reverse, start("age" + backlogs.size())));
+        }
         KafkaProducer<String, byte[]> producer = StreamsAppTest.producer();
         open.add(producer);
-        for (StreamsAppTest.Outputs out : outputs) {
+        for (Backlog b : backlogs) {
             // the job's records, then straight away its samples: the job's hold crosses a repartition topic and a
             // commit before it reaches the samples' partitions, and the first partition's samples are all read by then
-            recording.jobs().forEach(j -> producer.send(
-                    new ProducerRecord<>(out.topics.jobs(), j.uid(), Json.toBytes(j))));
+            b.recording().jobs().forEach(j -> producer.send(
+                    new ProducerRecord<>(b.out().topics.jobs(), j.uid(), Json.toBytes(j))));
         }
         for (int i = 0; i < PARTITIONS; i++) {
-            sendPartition(producer, outputs.get(0).topics, recording, forward.get(i));
-            sendPartition(producer, outputs.get(1).topics, recording, forward.get(PARTITIONS - 1 - i));
+            for (Backlog b : backlogs) {
+                sendPartition(producer, b.out().topics, b.recording(), b.reverse() ? PARTITIONS - 1 - i : i);
+            }
         }
         producer.flush();
 
-        for (int i = 0; i < outputs.size(); i++) {
-            StreamsAppTest.Outputs out = outputs.get(i);
-            String order = i == 0 ? "partition order" : "reverse partition order";
-            await().atMost(Duration.ofSeconds(90)).alias(order + ": the replay's windows")
-                    .until(() -> out.poll().bandwidth.size() >= replay.windows().size() && !out.alerts.isEmpty());
+        for (Backlog b : backlogs) {
+            await().atMost(Duration.ofSeconds(120)).alias(b.name() + ": the replay's windows").until(() ->
+                    b.out().poll().bandwidth.size() >= replay.windows().size() && !b.out().alerts.isEmpty());
         }
         Thread.sleep(1_000); // anything written twice would show by now
-        for (int i = 0; i < outputs.size(); i++) {
-            StreamsAppTest.Outputs out = outputs.get(i).poll();
-            String order = i == 0 ? "partition order" : "reverse partition order";
-            Result result = Result.of(out.alerts, out.bandwidth);
-            assertThat(result.windows()).as(order + ": every window of the replay, each once, with its figures")
+        for (Backlog b : backlogs) {
+            StreamsAppTest.Outputs out = b.out().poll();
+            Result result = Result.of(out.alerts, out.bandwidth, b.shift());
+            assertThat(result.windows()).as(b.name() + ": every window of the replay, each once, with its figures")
                     .isEqualTo(replay.windows());
-            assertThat(result.alerts()).extracting(a -> a.type() + " " + a.status() + " " + a.job()).as(order)
+            assertThat(result.alerts()).extracting(a -> a.type() + " " + a.status() + " " + a.job()).as(b.name())
                     .isEqualTo(replay.alerts().stream().map(a -> a.type() + " " + a.status() + " " + a.job())
                             .toList());
-            assertThat(result.alerts().get(0).startsAt()).as(order + ": the hang's onset")
+            assertThat(result.alerts().get(0).startsAt() - b.shift()).as(b.name() + ": the hang's onset")
                     .isCloseTo(replay.alerts().get(0).startsAt(), org.assertj.core.data.Offset.offset(1_000L));
+            assertThat(out.oldestTimestamp).as(b.name() + ": outputs stamped when written, kept by the retention")
+                    .isGreaterThanOrEqualTo(sentFrom);
         }
+    }
+
+    private record Backlog(String name, ScenarioRecorder.Recording recording, long shift, boolean reverse,
+                           StreamsAppTest.Outputs out) {
+    }
+
+    /** The recording with every time moved by {@code shiftMs}. */
+    private static ScenarioRecorder.Recording shifted(ScenarioRecorder.Recording r, long shiftMs) {
+        return new ScenarioRecorder.Recording(
+                r.portSamples().stream().map(s -> s.withTs(s.ts() + shiftMs)).toList(),
+                r.hostSamples().stream().map(s -> s.withTs(s.ts() + shiftMs)).toList(),
+                r.jobs().stream().map(j -> new JobRecord(j.v(), j.uid(), j.job(), j.namespace(), j.state(),
+                        j.updatedAt() + shiftMs, j.startedAt() == null ? null : j.startedAt() + shiftMs,
+                        j.worldSize(), j.ranks(), j.labels())).toList(), r.truth());
     }
 
     private Result replay(ScenarioRecorder.Recording recording) throws IOException {
@@ -143,18 +174,16 @@ class BacklogOrderTest {
                 windows.add(StreamsAppTest.Outputs.read(o.value(), JobBandwidth.class));
             }
         });
-        return Result.of(alerts, windows);
+        return Result.of(alerts, windows, 0);
     }
 
-    /** An app of its own, its output topics made first without retention: their records carry the traffic's time. */
+    /** An app of its own, which creates its topics. */
     private StreamsAppTest.Outputs start(String name) {
         String suffix = name + "-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> settings = StreamsAppTest.settings(suffix, "rdmamon-backlog-" + suffix);
         settings.put(StreamsAppConfig.TOPICS_PARTITIONS_CONFIG, PARTITIONS);
         settings.put(StreamsAppConfig.STATE_DIR_CONFIG, dir.resolve(suffix).toString());
         StreamsAppConfig cfg = new StreamsAppConfig(settings);
-        SharedKafka.createTopics(SharedKafka.bootstrapServers(), PARTITIONS, Map.of("retention.ms", "-1"),
-                cfg.topics().alerts(), cfg.topics().jobBandwidth(), cfg.topics().linkHealth());
         StreamsApp app = new StreamsApp(cfg, new SimpleMeterRegistry()).start();
         open.add(app);
         StreamsAppTest.Outputs out = new StreamsAppTest.Outputs(cfg.topics());

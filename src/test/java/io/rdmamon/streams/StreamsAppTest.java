@@ -255,6 +255,8 @@ class StreamsAppTest {
         final List<Alert> alerts = new ArrayList<>();
         final List<JobBandwidth> bandwidth = new ArrayList<>();
         final List<LinkHealth> linkHealth = new ArrayList<>();
+        /** The oldest Kafka timestamp among the records read. */
+        long oldestTimestamp = Long.MAX_VALUE;
         final StreamsAppConfig.TopicNames topics;
         private final KafkaConsumer<String, String> consumer;
         private final Map<String, Function<String, Object>> readers;
@@ -274,7 +276,10 @@ class StreamsAppTest {
         }
 
         Outputs poll() {
-            consumer.poll(Duration.ofMillis(200)).forEach(r -> readers.get(r.topic()).apply(r.value()));
+            consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+                readers.get(r.topic()).apply(r.value());
+                oldestTimestamp = Math.min(oldestTimestamp, r.timestamp());
+            });
             return this;
         }
 
