@@ -60,6 +60,8 @@ public final class TraceImporter {
     static final long PAUSE_MS = 1_000;
     /** A pause this long is the first one a monitor may take for a hang. */
     static final long LONG_PAUSE_MS = 4_000;
+    /** Traffic between two pauses shorter than this may go unseen by a collector sampling once a second. */
+    static final long BLIP_MS = 1_000;
     /** Below this a rank's 100 ms of traffic counts as quiet. */
     private static final double QUIET_BYTES_PER_SEC = 10e6;
     private static final long LINK_BYTES_PER_SEC = 200 * 125_000_000L;
@@ -346,16 +348,20 @@ public final class TraceImporter {
         // from when the job's collectives fell back to sockets; in the switch form, a job that stopped before never
         // does; a job meant to run over sockets (socket form) never falls back
         long onTcp = form == Form.TCP ? trainStart : form == Form.SWITCH ? switchAt(trace) : Long.MAX_VALUE;
-        if (onTcp != Long.MAX_VALUE && (stop == null || stop.atMs() > onTcp)) {
-            Long end = stop == null ? null : base + stop.atMs();
+        // the job stops training at its hang or crash, or when its ranks exit by themselves
+        List<NcclTrace.Event> exits = trace.events(job.name(), "exit");
+        Long stopsAt = stop != null ? Long.valueOf(stop.atMs()) : exits.size() == job.ranks()
+                ? exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() : null;
+        if (onTcp != Long.MAX_VALUE && (stopsAt == null || stopsAt > onTcp)) {
+            Long end = stopsAt == null ? null : base + stopsAt;
             // a job that stops sooner than the deadline after it went on sockets gives too little to judge by
-            boolean judgeable = stop == null || stop.atMs() - onTcp >= FALLBACK_DEADLINE_MS;
+            boolean judgeable = stopsAt == null || stopsAt - onTcp >= FALLBACK_DEADLINE_MS;
             out.add(incident(judgeable ? Incident.ALERT : Incident.TOLERATE, "TCP_FALLBACK", simulated, null,
                     base + onTcp, end, judgeable ? FALLBACK_DEADLINE_MS : null, "NCCL's collectives run over its"
                             + " socket transport on eth0 from " + (onTcp / 1000) + " s; the RDMA port idles from then"));
         }
         long longestBefore = 0;
-        for (long[] p : pauses) {
+        for (long[] p : joinedAcrossBlips(pauses)) {
             long length = p[1] - p[0];
             if (length >= LONG_PAUSE_MS && length > longestBefore) {
                 out.add(incident(Incident.TOLERATE, "STALLED_SYNC", simulated, null, base + p[0], base + p[1], null,
@@ -404,6 +410,25 @@ public final class TraceImporter {
     private static Incident incident(String expect, String type, SimulatedJob job, String node, long onset, Long end,
                                      Long maxLatencyMs, String note) {
         return new Incident(type, expect, job.uid(), job.name(), node, null, null, onset, end, note, maxLatencyMs);
+    }
+
+    /**
+     * Pauses with less than a sampling interval ({@link #BLIP_MS}) of traffic between them, joined: a collector that
+     * samples once a second may see such a blip (a checkpoint's barrier, then an evaluation) as no traffic at all, and
+     * the two pauses as one longer than either. Only for what may be flagged; a hang's deadline keeps the pauses as
+     * recorded.
+     */
+    static List<long[]> joinedAcrossBlips(List<long[]> pauses) {
+        List<long[]> out = new ArrayList<>();
+        for (long[] p : pauses) {
+            long[] last = out.isEmpty() ? null : out.get(out.size() - 1);
+            if (last != null && p[0] - last[1] < BLIP_MS) {
+                out.set(out.size() - 1, new long[] {last[0], p[1]});
+            } else {
+                out.add(p);
+            }
+        }
+        return out;
     }
 
     /**
