@@ -17,6 +17,7 @@ create() {
 
 create rdma.port-samples cleanup.policy=delete
 create rdma.host-samples cleanup.policy=delete
+create rdma.gpu-samples cleanup.policy=delete
 create rdma.jobs cleanup.policy=compact
 create rdma.pod-devices cleanup.policy=compact
 create rdma.nodes cleanup.policy=compact
