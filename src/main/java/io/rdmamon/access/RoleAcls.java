@@ -80,11 +80,12 @@ public final class RoleAcls {
     /** Every role's ACLs with the default topic names, group ids and application.id, in the docs' order. */
     public static Map<String, List<RoleAcl>> defaults() {
         Map<String, List<RoleAcl>> roles = new LinkedHashMap<>();
-        roles.put("collector", collector(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.GPU_SAMPLES, Topics.POD_DEVICES));
+        roles.put("collector", collector(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.GPU_SAMPLES,
+                Topics.POD_DEVICES));
         roles.put("jobs-publish", jobsPublish(Topics.JOBS));
         roles.put("jobs-watch", jobsWatch(Topics.JOBS, Topics.POD_DEVICES, Topics.NODES));
         roles.put("streams", streams("rdmamon-streams", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES,
-                Topics.JOBS, Topics.NODES), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER)));
+                Topics.GPU_SAMPLES, Topics.JOBS, Topics.NODES), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER)));
         roles.put("sink", sink("rdmamon-sink", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.JOB_BANDWIDTH,
                 Topics.LINK_HEALTH, Topics.ALERTS), Topics.DEAD_LETTER));
         roles.put("alerts", alerts("rdmamon-alerts", Topics.ALERTS, Topics.DEAD_LETTER));

@@ -1,5 +1,6 @@
 package io.rdmamon.bench;
 
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.PortSample;
@@ -37,6 +38,7 @@ final class SizingLoad implements AutoCloseable {
     private static final long INTERVAL_MS = ScenarioRecorder.INTERVAL_MS;
 
     private final List<ClusterNode> nodes;
+    private final int gpusPerNode;
     private final ClusterTraffic traffic = new ClusterTraffic();
     private final SizingTopics topics;
     private final long startMs;
@@ -50,8 +52,9 @@ final class SizingLoad implements AutoCloseable {
     private long nicStampSpreadMs;
 
     private SizingLoad(List<ClusterNode> nodes, List<SimulatedJob> jobs, long startMs, SizingTopics topics,
-                       String bootstrapServers) {
+                       String bootstrapServers, int gpusPerNode) {
         this.nodes = nodes;
+        this.gpusPerNode = gpusPerNode;
         this.startMs = startMs;
         this.second = startMs;
         this.topics = topics;
@@ -82,6 +85,12 @@ final class SizingLoad implements AutoCloseable {
     /** {@link #create}, with {@code idleNodes} more nodes that no job holds (their samples, no job's). */
     static SizingLoad create(int nodes, int idleNodes, int devices, int nodesPerJob, long startMs, Long hangAtMs,
                              SizingTopics topics, String bootstrapServers) {
+        return create(nodes, idleNodes, devices, 0, nodesPerJob, startMs, hangAtMs, topics, bootstrapServers);
+    }
+
+    /** {@link #create}, every node also sending {@code gpusPerNode} GPU samples a second (a training job's GPUs). */
+    static SizingLoad create(int nodes, int idleNodes, int devices, int gpusPerNode, int nodesPerJob, long startMs,
+                             Long hangAtMs, SizingTopics topics, String bootstrapServers) {
         List<String> nics = IntStream.range(0, devices).mapToObj(d -> "mlx5_" + d).toList();
         List<ClusterNode> cluster = IntStream.range(0, nodes + idleNodes).mapToObj(n -> new ClusterNode(
                         nodeName(n), nics, LINK_BYTES_PER_SEC, (n * 137L) % INTERVAL_MS))
@@ -99,7 +108,7 @@ final class SizingLoad implements AutoCloseable {
             jobs.add(SimulatedJob.create("sizing", name, "ml", SimulatedJob.ranks(name, jobNodes, nics), startMs, null,
                     spec));
         }
-        SizingLoad load = new SizingLoad(cluster, jobs, startMs, topics, bootstrapServers);
+        SizingLoad load = new SizingLoad(cluster, jobs, startMs, topics, bootstrapServers, gpusPerNode);
         for (SimulatedJob job : jobs) {
             for (JobRecord j : job.lifecycle()) {
                 load.send(topics.jobs(), j.uid(), Math.min(j.updatedAt(), startMs), j);
@@ -126,9 +135,9 @@ final class SizingLoad implements AutoCloseable {
         return List.copyOf(jobNames);
     }
 
-    /** Port and host records per second of this cluster. */
+    /** Port, host and GPU records per second of this cluster. */
     long recordsPerSecond() {
-        return nodes.size() * (nodes.get(0).devices().size() + 1L);
+        return nodes.size() * (nodes.get(0).devices().size() + 1L + gpusPerNode);
     }
 
     /** Sends every sample stamped before {@code wallMs}; returns the records sent so far, job records included. */
@@ -145,6 +154,13 @@ final class SizingLoad implements AutoCloseable {
             long hostTs = read[read.length - 1];
             send(topics.hostSamples(), tick.host().key(), hostTs, hostTs == ts ? tick.host()
                     : tick.host().withTs(hostTs));
+            for (int gpu = 0; gpu < gpusPerNode; gpu++) {
+                // a training GPU as the issue 44 table reads it; the GPU source keeps its own pace, half a second on
+                GpuSample g = new GpuSample(GpuSample.VERSION, node.name(), gpu, node.name() + "-GPU-" + gpu,
+                        ts + INTERVAL_MS / 2, INTERVAL_MS, 99 + random.nextInt(2) * 1.0, random.nextInt(6) * 1.0,
+                        150.0 + random.nextInt(66), 1_980.0, 1);
+                send(topics.gpuSamples(), g.key(), g.ts(), g);
+            }
             if (++nextNode == nodes.size()) {
                 nextNode = 0;
                 second += INTERVAL_MS;

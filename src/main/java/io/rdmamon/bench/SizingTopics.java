@@ -13,11 +13,12 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 
 /** The topics of one sizing run, named with the run's id so that runs against a shared broker never meet. */
-record SizingTopics(String portSamples, String hostSamples, String jobs, String jobBandwidth, String linkHealth,
-                    String alerts, String deadLetter) {
+record SizingTopics(String portSamples, String hostSamples, String gpuSamples, String jobs, String jobBandwidth,
+                    String linkHealth, String alerts, String deadLetter) {
 
     static SizingTopics forRun(String run) {
-        return new SizingTopics("rdma.port-samples." + run, "rdma.host-samples." + run, "rdma.jobs." + run,
+        return new SizingTopics("rdma.port-samples." + run, "rdma.host-samples." + run, "rdma.gpu-samples." + run,
+                "rdma.jobs." + run,
                 "rdma.job-bandwidth." + run, "rdma.link-health." + run, "rdma.alerts." + run,
                 "rdma.dead-letter." + run);
     }
@@ -29,7 +30,7 @@ record SizingTopics(String portSamples, String hostSamples, String jobs, String 
     }
 
     boolean isSamples(String topic) {
-        return topic.equals(portSamples) || topic.equals(hostSamples);
+        return topic.equals(portSamples) || topic.equals(hostSamples) || topic.equals(gpuSamples);
     }
 
     /** Creates the inputs with {@code partitions} partitions (the job topic compacted); the app creates its outputs. */
@@ -37,13 +38,15 @@ record SizingTopics(String portSamples, String hostSamples, String jobs, String 
         KafkaOffsets.createTopics(admin, List.of(
                 new NewTopic(portSamples, partitions, (short) 1),
                 new NewTopic(hostSamples, partitions, (short) 1),
+                new NewTopic(gpuSamples, partitions, (short) 1),
                 new NewTopic(jobs, partitions, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
                         TopicConfig.CLEANUP_POLICY_COMPACT))));
     }
 
     List<String> streamsSettings() {
         return settings(Map.of(StreamsAppConfig.PORT_SAMPLES_TOPIC_CONFIG, portSamples,
-                StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG, hostSamples, StreamsAppConfig.JOBS_TOPIC_CONFIG, jobs,
+                StreamsAppConfig.HOST_SAMPLES_TOPIC_CONFIG, hostSamples,
+                StreamsAppConfig.GPU_SAMPLES_TOPIC_CONFIG, gpuSamples, StreamsAppConfig.JOBS_TOPIC_CONFIG, jobs,
                 StreamsAppConfig.JOB_BANDWIDTH_TOPIC_CONFIG, jobBandwidth,
                 StreamsAppConfig.LINK_HEALTH_TOPIC_CONFIG, linkHealth, StreamsAppConfig.ALERTS_TOPIC_CONFIG, alerts,
                 StreamsAppConfig.DEAD_LETTER_TOPIC_CONFIG, deadLetter));

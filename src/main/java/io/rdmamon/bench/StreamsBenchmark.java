@@ -59,6 +59,11 @@ public final class StreamsBenchmark implements Callable<Integer> {
     @Option(names = "--devices", defaultValue = "8", description = "RDMA NICs per node (default ${DEFAULT-VALUE}).")
     int devices;
 
+    @Option(names = "--gpus-per-node", defaultValue = "0", description = "Also run on the same cluster with this many "
+            + "GPU samples per node and second (rdma.gpu-samples), and print both side by side (default "
+            + "${DEFAULT-VALUE}: no GPU samples).")
+    int gpusPerNode;
+
     @Option(names = "--seconds", defaultValue = "240", description = "Seconds of samples in the backlog (default "
             + "${DEFAULT-VALUE}).")
     int seconds;
@@ -124,67 +129,20 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
         Path work = Files.createTempDirectory("rdmamon-bench-streams");
         String run = UUID.randomUUID().toString().substring(0, 8);
-        SizingTopics topics = SizingTopics.forRun(run);
         try (EmbeddedKafkaBroker broker = bootstrapServers == null
                 ? EmbeddedKafkaBroker.start(work.resolve("kafka"), 0) : null) {
             String bootstrap = broker == null ? bootstrapServers : broker.bootstrapServers();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-                topics.createInputs(admin, partitions);
-                List<Variant> variants = new ArrayList<>(List.of(new Variant(List.of(), List.of(), false)));
-                jvmVariants.forEach(options -> variants.add(new Variant(ChildJvm.splitOptions(options), List.of(),
-                        false)));
-                settingVariants.forEach(settings -> variants.add(new Variant(List.of(),
-                        ChildJvm.splitOptions(settings), false)));
-                if (floor) {
-                    variants.add(new Variant(List.of(), List.of(), true));
-                }
-                List<Run> runs = Run.rotated(variants.size(), rounds, run);
-                for (int i = 0; i < runs.size(); i++) {
-                    double seconds = firstStart(bootstrap, topics, runs.get(i).appId(), work.resolve("app-" + i),
-                            variants.get(runs.get(i).variant()));
-                    out.printf("first start of app %d on the empty topics (creates its internal topics): running "
-                            + "after %.1f s%n", i, seconds);
-                    out.flush();
-                }
-                long now = System.currentTimeMillis() / 1000 * 1000;
-                long samples;
-                try (SizingLoad load = SizingLoad.create(nodes, idleNodes, devices, 8, now - seconds * 1000L, null,
-                        topics, bootstrap).nicStampSpread(nicStampSpreadMs)) {
-                    load.sendUntil(now);
-                    load.flush();
-                }
-                List<String> sampleTopics = List.of(topics.portSamples(), topics.hostSamples());
-                samples = KafkaOffsets.endOffsets(admin, sampleTopics).values().stream().mapToLong(Long::longValue)
-                        .sum();
-                out.printf("backlog: %,d samples (%,d nodes x %d NICs + 1 host interface, %d s at 1 Hz, jobs of 8 "
-                        + "nodes%s%s), %d partitions; %d CPU cores here%n", samples, nodes + idleNodes, devices, seconds,
-                        idleNodes == 0 ? "" : String.format(" on %,d; %,d nodes without a job", nodes, idleNodes),
-                        nicStampSpreadMs == 0 ? "" : String.format("; each sample stamped when read, a pass's up to "
-                                + "%d ms apart", nicStampSpreadMs), partitions,
-                        Runtime.getRuntime().availableProcessors());
-                out.flush();
-
-                List<List<SideBySide>> byVariant = new ArrayList<>();
-                variants.forEach(v -> byVariant.add(new ArrayList<>()));
-                for (int i = 0; i < runs.size(); i++) {
-                    if (rounds > 1 && i % variants.size() == 0) {
-                        out.printf("round %d of %d%n", i / variants.size() + 1, rounds);
-                    }
-                    Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
-                    out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
-                    out.printf("  its threads: %s%n", raw.topThreads(6));
-                    out.flush();
-                    Run r = runs.get(i);
-                    Reading app = measureAndPrintApp(out, admin, bootstrap, topics, r.appId(), samples,
-                            work.resolve("app-" + i), variants.get(r.variant()), raw);
-                    byVariant.get(r.variant()).add(new SideBySide(raw, app));
-                }
-                if (rounds > 1) {
-                    out.printf("over %d rounds in rotated order, median [lowest-highest]:%n", rounds);
-                    for (int v = 0; v < variants.size(); v++) {
-                        out.printf("  %s: %s%n", variants.get(v).describe(appSettings),
-                                Reading.summary(byVariant.get(v), samples));
-                    }
+                Measured today = measure(out, admin, bootstrap, run, 0, work.resolve("today"));
+                if (gpusPerNode > 0) {
+                    out.printf("%nthe same cluster with %d GPU samples per node and second beside its RDMA and host "
+                            + "samples (rdma.gpu-samples):%n", gpusPerNode);
+                    Measured gpus = measure(out, admin, bootstrap, run + "-gpus", gpusPerNode, work.resolve("gpus"));
+                    out.printf("%nside by side (stream app, defaults): without GPU samples %.3f Kafka writes and "
+                                    + "%.4f CPU ms per input sample (second half %.4f); with %d GPUs per node %.3f "
+                                    + "and %.4f (second half %.4f)%n", today.writesPerSample(), today.cpuMsPerSample(),
+                            today.app().warmCpuMsPerSample(), gpusPerNode, gpus.writesPerSample(),
+                            gpus.cpuMsPerSample(), gpus.app().warmCpuMsPerSample());
                 }
                 out.flush();
             }
@@ -196,6 +154,88 @@ public final class StreamsBenchmark implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** The first run of the app's defaults on one backlog: its reading, input samples and Kafka writes. */
+    private record Measured(Reading app, long samples, long writes) {
+        double writesPerSample() {
+            return (double) writes / samples;
+        }
+
+        double cpuMsPerSample() {
+            return app.cpuSeconds * 1000 / samples;
+        }
+    }
+
+    /** Every variant's runs on a backlog of the run's own topics ({@code gpus} GPU samples per node and second). */
+    private Measured measure(PrintWriter out, Admin admin, String bootstrap, String run, int gpus, Path work)
+            throws Exception {
+        Files.createDirectories(work);
+        SizingTopics topics = SizingTopics.forRun(run);
+        topics.createInputs(admin, partitions);
+        List<Variant> variants = new ArrayList<>(List.of(new Variant(List.of(), List.of(), false)));
+        jvmVariants.forEach(options -> variants.add(new Variant(ChildJvm.splitOptions(options), List.of(),
+                false)));
+        settingVariants.forEach(settings -> variants.add(new Variant(List.of(),
+                ChildJvm.splitOptions(settings), false)));
+        if (floor) {
+            variants.add(new Variant(List.of(), List.of(), true));
+        }
+        List<Run> runs = Run.rotated(variants.size(), rounds, run);
+        for (int i = 0; i < runs.size(); i++) {
+            double seconds = firstStart(bootstrap, topics, runs.get(i).appId(), work.resolve("app-" + i),
+                    variants.get(runs.get(i).variant()));
+            out.printf("first start of app %d on the empty topics (creates its internal topics): running "
+                    + "after %.1f s%n", i, seconds);
+            out.flush();
+        }
+        long now = System.currentTimeMillis() / 1000 * 1000;
+        long samples;
+        try (SizingLoad load = SizingLoad.create(nodes, idleNodes, devices, gpus, 8, now - seconds * 1000L, null,
+                topics, bootstrap).nicStampSpread(nicStampSpreadMs)) {
+            load.sendUntil(now);
+            load.flush();
+        }
+        List<String> sampleTopics = List.of(topics.portSamples(), topics.hostSamples(), topics.gpuSamples());
+        samples = KafkaOffsets.endOffsets(admin, sampleTopics).values().stream().mapToLong(Long::longValue)
+                .sum();
+        out.printf("backlog: %,d samples (%,d nodes x %d NICs + 1 host interface%s, %d s at 1 Hz, jobs of 8 "
+                + "nodes%s%s), %d partitions; %d CPU cores here%n", samples, nodes + idleNodes, devices,
+                gpus == 0 ? "" : " + " + gpus + " GPUs", seconds,
+                idleNodes == 0 ? "" : String.format(" on %,d; %,d nodes without a job", nodes, idleNodes),
+                nicStampSpreadMs == 0 ? "" : String.format("; each sample stamped when read, a pass's up to "
+                        + "%d ms apart", nicStampSpreadMs), partitions, Runtime.getRuntime().availableProcessors());
+        out.flush();
+
+        List<List<SideBySide>> byVariant = new ArrayList<>();
+        variants.forEach(v -> byVariant.add(new ArrayList<>()));
+        Measured first = null;
+        for (int i = 0; i < runs.size(); i++) {
+            if (rounds > 1 && i % variants.size() == 0) {
+                out.printf("round %d of %d%n", i / variants.size() + 1, rounds);
+            }
+            Reading raw = measureRaw(bootstrap, sampleTopics, samples, work);
+            out.printf("raw consumer (KafkaConsumer, every record decoded): %s%n", raw.describe(samples));
+            out.printf("  its threads: %s%n", raw.topThreads(6));
+            out.flush();
+            Run r = runs.get(i);
+            long[] writes = new long[1];
+            Reading app = measureAndPrintApp(out, admin, bootstrap, topics, r.appId(), samples,
+                    work.resolve("app-" + i), variants.get(r.variant()), raw, writes);
+            byVariant.get(r.variant()).add(new SideBySide(raw, app));
+            if (first == null && r.variant() == 0) {
+                first = new Measured(app, samples, writes[0]);
+            }
+        }
+        if (rounds > 1) {
+            out.printf("over %d rounds in rotated order, median [lowest-highest]:%n", rounds);
+            for (int v = 0; v < variants.size(); v++) {
+                out.printf("  %s: %s%n", variants.get(v).describe(appSettings),
+                        Reading.summary(byVariant.get(v), samples));
+            }
+        }
+        out.flush();
+        return first;
     }
 
     /**
@@ -384,9 +424,10 @@ public final class StreamsBenchmark implements Callable<Integer> {
         }
     }
 
+    /** {@code writes}: set to the Kafka writes of the run. */
     private Reading measureAndPrintApp(PrintWriter out, Admin admin, String bootstrap, SizingTopics topics,
-                                       String appId, long samples, Path work, Variant variant, Reading raw)
-            throws Exception {
+                                       String appId, long samples, Path work, Variant variant, Reading raw,
+                                       long[] writesOut) throws Exception {
         Files.createDirectories(work);
         // the output topics are shared by every variant's run: count what this run added
         Map<String, Long> before = endOffsetsByTopic(admin, topics, appId);
@@ -394,6 +435,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
         Map<String, Long> written = endOffsetsByTopic(admin, topics, appId);
         written.replaceAll((topic, end) -> end - before.getOrDefault(topic, 0L));
         long writes = written.values().stream().mapToLong(Long::longValue).sum();
+        writesOut[0] = writes;
         out.printf("%s: %s%s%n", variant.describe(appSettings), app.describe(samples), app.startUp(samples));
         out.printf("  its threads: %s%n", app.topThreads(6));
         String who = variant.decodeOnly() ? "floor" : "stream app";
@@ -406,7 +448,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
             out.flush();
             return app;
         }
-        double perSecond = 10_000.0 * (devices + 1);
+        double perSecond = 10_000.0 * samples / ((double) (nodes + idleNodes) * seconds);
         // no second-half ratio: the raw consumer reads the second half in about a second, too short to measure
         out.printf("projection at 1 Hz (second-half CPU): 1,000 nodes %.2f cores, %,.0f writes/s; 10,000 "
                         + "nodes %.2f cores, %,.0f writes/s (live, see docs/deploy.md)%n",
@@ -419,7 +461,7 @@ public final class StreamsBenchmark implements Callable<Integer> {
     private Reading measureApp(Admin admin, String bootstrap, SizingTopics topics, String appId, long samples,
                                Path work, Variant variant) throws Exception {
         List<String> args = appArgs(bootstrap, topics, appId, work, variant);
-        Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples());
+        Set<String> inputs = Set.of(topics.portSamples(), topics.hostSamples(), topics.gpuSamples());
         Path log = work.resolve("streams.log");
         try (ChildJvm app = ChildJvm.startServerRole(heap, log, args, variant.jvmOptions())) {
             long t0 = System.nanoTime();

@@ -5,6 +5,7 @@ import io.rdmamon.replay.InputKind;
 import io.rdmamon.replay.RecordingPublisher;
 import io.rdmamon.replay.ReplayTopics;
 import io.rdmamon.replay.Replayer;
+import io.rdmamon.scenario.ScenarioFiles;
 import io.rdmamon.support.EmbeddedKafkaBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -105,6 +106,9 @@ public final class TestbedCommand {
             inputs.add(new Replayer.Input(InputKind.PORT_SAMPLES, scenario.resolve("samples.jsonl")));
             if (Files.isRegularFile(scenario.resolve("host-samples.jsonl"))) {
                 inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, scenario.resolve("host-samples.jsonl")));
+            }
+            if (Files.isRegularFile(scenario.resolve(ScenarioFiles.GPU_SAMPLES))) {
+                inputs.add(new Replayer.Input(InputKind.GPU_SAMPLES, scenario.resolve(ScenarioFiles.GPU_SAMPLES)));
             }
             long shift = endAtNow ? System.currentTimeMillis() - lastTimestamp(inputs) : 0;
             // samples partitioned by node, as the collectors do (job records by uid: the same formula on the key)

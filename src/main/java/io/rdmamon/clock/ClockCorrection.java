@@ -84,8 +84,8 @@ public final class ClockCorrection implements Processor<String, NodeInput, Strin
             context.forward(record);
             return;
         }
-        String node = in.port() != null ? in.port().node() : in.host().node();
-        long ts = in.port() != null ? in.port().ts() : in.host().ts();
+        String node = in.node();
+        long ts = in.ts();
         // the app's wall clock; in a replay the replay's own, so a replay stays deterministic
         long correction = clocks.observe(node, ts, context.currentSystemTimeMs());
         AtomicLong shown = offsets.get(node);
@@ -98,8 +98,7 @@ public final class ClockCorrection implements Processor<String, NodeInput, Strin
         }
         corrected.increment();
         long fixed = ts - correction;
-        NodeInput moved = in.port() != null ? NodeInput.of(in.port().withTs(fixed)) : NodeInput.of(
-                in.host().withTs(fixed));
+        NodeInput moved = in.withTs(fixed);
         // the record timestamp moves with the sample's own time; one set otherwise (a producer's time of sending,
         // LogAppendTime) is not the collector's clock and stays
         context.forward(record.withValue(moved).withTimestamp(record.timestamp() == ts ? fixed : record.timestamp()));

@@ -189,8 +189,11 @@ public final class CollectorSilenceDetector implements Processor<String, Assigne
 
     @Override
     public void process(Record<String, AssignedInput> record) {
-        // every sample, port or host interface, is a sign of life of its node's collector
+        // every RDMA or host-interface sample is a sign of life of its node's collector
         AssignedInput in = record.value();
+        if (in.gpu() != null) {
+            return; // the GPU source has a clock and a pace of its own; a node without it is not silent
+        }
         String node = in.port() != null ? in.port().node() : in.host().node();
         long ts = in.port() != null ? in.port().ts() : in.host().ts();
         long now = context.currentSystemTimeMs();

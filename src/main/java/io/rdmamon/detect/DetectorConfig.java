@@ -79,6 +79,27 @@ public final class DetectorConfig {
     private static final String STALL_STALE_DOC = "A node of the job whose samples are this much older than the "
             + "job's newest sample went silent; when that happened around the quiet, no stall is reported "
             + "(missing samples are unknown, and COLLECTOR_SILENT reports the node).";
+    public static final String STALL_GPU_BUSY_CONFIG = "streams.stall.gpu.busy.percent";
+    public static final double DEFAULT_STALL_GPU_BUSY = 90;
+    private static final String STALL_GPU_BUSY_DOC = "GPU evidence (rdma.gpu-samples): a GPU at or above this "
+            + "utilization with no memory traffic (streams.stall.gpu.memory.percent) is waiting inside a collective: "
+            + "its NCCL kernel spins. Training runs at 99-100 % with 0-5 % memory too, so this counts only while the "
+            + "job's network is quiet.";
+    public static final String STALL_GPU_MEMORY_CONFIG = "streams.stall.gpu.memory.percent";
+    public static final double DEFAULT_STALL_GPU_MEMORY = 2;
+    private static final String STALL_GPU_MEMORY_DOC = "...and at or below this memory utilization (a hang inside "
+            + "a collective reads 0 %; evaluation and checkpoints read 3-43 %).";
+    public static final String STALL_GPU_WAIT_CONFIG = "streams.stall.gpu.wait.ms";
+    public static final long DEFAULT_STALL_GPU_WAIT = 3_000;
+    private static final String STALL_GPU_WAIT_DOC = "Every GPU of the job waiting in a collective this long within "
+            + "a network quiet is STALLED_SYNC at once, whatever quiets the job resumed from before (a rank-0-only "
+            + "evaluation or checkpoint leaves rank 0 outside the collective, so it never fires on those).";
+    public static final String STALL_GPU_GONE_CONFIG = "streams.stall.gpu.gone.ms";
+    public static final long DEFAULT_STALL_GPU_GONE = 4_000;
+    private static final String STALL_GPU_GONE_DOC = "Every GPU the job used showing no compute process this long "
+            + "while the network is quiet and the job's record still says Running is STALLED_SYNC (the ranks "
+            + "exited: a crash). A job that ended normally has its Succeeded record before (jobs watch publishes it "
+            + "when the pods end).";
 
     public static final String STRAGGLER_MIN_BYTES_CONFIG = "streams.straggler.min.bytes.per.sec";
     public static final double DEFAULT_STRAGGLER_MIN_BYTES = 1024 * 1024;
@@ -264,6 +285,14 @@ public final class DetectorConfig {
                         Range.between(1, 10), Importance.LOW, STALL_PAUSE_MULTIPLIER_DOC)
                 .define(STALL_STALE_CONFIG, Type.LONG, DEFAULT_STALL_STALE, Range.atLeast(1_000), Importance.LOW,
                         STALL_STALE_DOC)
+                .define(STALL_GPU_BUSY_CONFIG, Type.DOUBLE, DEFAULT_STALL_GPU_BUSY, Range.between(1, 100),
+                        Importance.LOW, STALL_GPU_BUSY_DOC)
+                .define(STALL_GPU_MEMORY_CONFIG, Type.DOUBLE, DEFAULT_STALL_GPU_MEMORY, Range.between(0, 100),
+                        Importance.LOW, STALL_GPU_MEMORY_DOC)
+                .define(STALL_GPU_WAIT_CONFIG, Type.LONG, DEFAULT_STALL_GPU_WAIT, Range.atLeast(0),
+                        Importance.MEDIUM, STALL_GPU_WAIT_DOC)
+                .define(STALL_GPU_GONE_CONFIG, Type.LONG, DEFAULT_STALL_GPU_GONE, Range.atLeast(0),
+                        Importance.MEDIUM, STALL_GPU_GONE_DOC)
                 .define(STRAGGLER_MIN_BYTES_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MIN_BYTES, Range.atLeast(0),
                         Importance.MEDIUM, STRAGGLER_MIN_BYTES_DOC)
                 .define(STRAGGLER_Z_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_Z, Range.atLeast(1), Importance.MEDIUM,
@@ -367,6 +396,22 @@ public final class DetectorConfig {
 
     public long stallStaleMs() {
         return longOf(STALL_STALE_CONFIG);
+    }
+
+    public double stallGpuBusyPercent() {
+        return doubleOf(STALL_GPU_BUSY_CONFIG);
+    }
+
+    public double stallGpuMemoryPercent() {
+        return doubleOf(STALL_GPU_MEMORY_CONFIG);
+    }
+
+    public long stallGpuWaitMs() {
+        return longOf(STALL_GPU_WAIT_CONFIG);
+    }
+
+    public long stallGpuGoneMs() {
+        return longOf(STALL_GPU_GONE_CONFIG);
     }
 
     public double stragglerMinBytesPerSec() {

@@ -6,6 +6,7 @@ import io.rdmamon.jobs.JobSample;
 import io.rdmamon.jobs.PortTraffic;
 import io.rdmamon.jobs.SocketPorts;
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 
@@ -36,6 +37,9 @@ import java.util.Map;
  *   <li>when collectors went silent: a node whose samples stopped around the quiet makes it unknown, not quiet;</li>
  *   <li>from estimates: ports of devices shared with another Running job are not used at all.</li>
  * </ul>
+ * Where the job's GPUs report (rdma.gpu-samples), they can say more during a quiet ({@link GpuActivity}): every GPU
+ * waiting inside a collective is a hang after {@code streams.stall.gpu.wait.ms}, whatever quiets came before; every
+ * GPU without its processes while the job is still Running is a crash. Otherwise the rule above decides.
  * A restarted job (other pods) starts over in STARTING.
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
@@ -71,6 +75,9 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         }
         if (event.host() != null) {
             return state == null ? null : host(state, event.host());
+        }
+        if (event.gpu() != null) {
+            return state == null ? null : gpu(state, event.gpu());
         }
         return port(state == null ? StallState.of(event.port().holder()) : state, event.port(), ts);
     }
@@ -124,6 +131,16 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             return Result.of(s, observations);
         }
         return Result.of(s);
+    }
+
+    private Result<StallState> gpu(StallState s, GpuSample g) {
+        s.gpus.observe(g, cfg);
+        if (s.lastActiveAt == null) {
+            return Result.of(s);
+        }
+        List<Observation> observations = new ArrayList<>();
+        evaluate(s, observations);
+        return Result.of(s, observations);
     }
 
     /**
@@ -260,6 +277,14 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             s.phase = Phase.ACTIVE;
             return;
         }
+        // the GPUs know at once where the network knows only how long the job was quiet before (GpuActivity)
+        Condition gpus = s.gpus.stall(s.now, s.lastActiveAt, s.nodeLastSeen.keySet(), cfg, s.uid, title(s));
+        if (gpus != null) {
+            s.phase = Phase.STALLED;
+            s.stalledSince = gpus.since();
+            observations.add(Observation.holds(s.subject(), gpus, s.now));
+            return;
+        }
         long since = s.hostHintAt != null && s.hostHintAt > s.lastActiveAt ? s.hostHintAt : s.lastActiveAt;
         long threshold = threshold(s);
         // quiet since the job's last traffic anywhere: once its collectives moved to eth0 (a TCP fallback), RDMA stays
@@ -294,6 +319,10 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
                 + ". If it is an evaluation pass, a checkpoint or a data-loader stall, the alert resolves when the job"
                 + " resumes, and later quiets up to " + cfg.stallPauseMultiplier() + " x its length stay silent";
         return new Condition(since, Condition.CRITICAL, summary, labels);
+    }
+
+    private static String title(StallState s) {
+        return "job " + s.job + (s.namespace == null ? "" : " (" + s.namespace + ")");
     }
 
     /** The job's own stall threshold: a multiple of the longest quiet it resumed from, within [min.quiet, max.quiet]. */

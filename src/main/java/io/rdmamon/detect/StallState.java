@@ -48,6 +48,8 @@ final class StallState {
     Long stalledSince;
     Long endedAt;
     QuietHistory history = new QuietHistory();
+    /** The job's GPUs, when their samples reach it (rdma.gpu-samples). */
+    GpuActivity gpus = new GpuActivity();
 
     static StallState of(String uid, String job, String namespace) {
         StallState s = new StallState();

@@ -76,7 +76,7 @@ public final class TcpFallbackDetector implements Detector<JobEvent, FallbackSta
         if (event.lifecycle() != null) {
             return lifecycle(state, event.lifecycle());
         }
-        if (state != null && state.endedAt != null) {
+        if (state != null && state.endedAt != null || event.gpu() != null) {
             return null;
         }
         if (event.host() != null) {

@@ -39,6 +39,10 @@ public final class EvaluateCommand implements Callable<Integer> {
             + " detection (later than an incident's maxLatencyMs).")
     boolean strict;
 
+    @Option(names = "--no-gpu-samples", description = "Replay no scenario's gpu-samples.jsonl: the traces as a "
+            + "cluster without the GPU source sees them.")
+    boolean noGpuSamples;
+
     @Option(names = "--threads", defaultValue = "2",
             description = "Scenarios replayed at once (default ${DEFAULT-VALUE}).")
     int threads;
@@ -57,7 +61,8 @@ public final class EvaluateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no scenario folders (with truth.json and samples.jsonl) under "
                     + scenarios);
         }
-        EvaluationReport report = ScenarioEvaluator.of(appConfig, slack.toMillis(), threads).evaluate(dirs);
+        ScenarioEvaluator evaluator = ScenarioEvaluator.of(appConfig, slack.toMillis(), threads);
+        EvaluationReport report = (noGpuSamples ? evaluator.withoutGpuSamples() : evaluator).evaluate(dirs);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(report));

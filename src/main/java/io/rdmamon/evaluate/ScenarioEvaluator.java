@@ -37,6 +37,8 @@ public final class ScenarioEvaluator {
     private final ReplayTopics topics;
     private final IncidentMatcher matcher;
     private final int threads;
+    /** Whether a scenario's gpu-samples.jsonl is replayed (off: as a cluster without the GPU source). */
+    private final boolean gpuSamples;
 
     /**
      * @param replayers a new replayer (fresh topology and state) per scenario; called from several threads
@@ -44,6 +46,11 @@ public final class ScenarioEvaluator {
      */
     public ScenarioEvaluator(Supplier<Replayer> replayers, ReplayTopics topics, IncidentMatcher matcher,
                              int threads) {
+        this(replayers, topics, matcher, threads, true);
+    }
+
+    private ScenarioEvaluator(Supplier<Replayer> replayers, ReplayTopics topics, IncidentMatcher matcher,
+                              int threads, boolean gpuSamples) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be >= 1, got " + threads);
         }
@@ -51,6 +58,12 @@ public final class ScenarioEvaluator {
         this.topics = topics;
         this.matcher = matcher;
         this.threads = threads;
+        this.gpuSamples = gpuSamples;
+    }
+
+    /** The same evaluator replaying no GPU samples: what the traces say without the GPU source. */
+    public ScenarioEvaluator withoutGpuSamples() {
+        return new ScenarioEvaluator(replayers, topics, matcher, threads, false);
     }
 
     /** The scenario folders directly under {@code root}, by name; {@code root} itself if it is one. */
@@ -112,6 +125,9 @@ public final class ScenarioEvaluator {
         inputs.add(new Replayer.Input(InputKind.PORT_SAMPLES, dir.resolve(ScenarioFiles.SAMPLES)));
         if (Files.isRegularFile(dir.resolve(ScenarioFiles.HOST_SAMPLES))) {
             inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, dir.resolve(ScenarioFiles.HOST_SAMPLES)));
+        }
+        if (gpuSamples && Files.isRegularFile(dir.resolve(ScenarioFiles.GPU_SAMPLES))) {
+            inputs.add(new Replayer.Input(InputKind.GPU_SAMPLES, dir.resolve(ScenarioFiles.GPU_SAMPLES)));
         }
         List<Alert> alerts = new ArrayList<>();
         replayers.get().run(inputs, output -> {

@@ -33,6 +33,23 @@ public record Assignment(List<Holder> holders) {
         return holders.isEmpty() ? null : holders.get(0);
     }
 
+    /**
+     * The holders of a node whose ranks there hold the GPU {@code uuid}: a rank that does not say which GPUs it holds
+     * holds them all, and so does every rank for a GPU of unknown uuid.
+     */
+    public Assignment holdingGpu(String uuid) {
+        if (uuid == null || holders.isEmpty()) {
+            return this;
+        }
+        List<Holder> out = new ArrayList<>(holders.size());
+        for (Holder holder : holders) {
+            if (holder.ranks().stream().anyMatch(r -> r.gpus().isEmpty() || r.gpus().contains(uuid))) {
+                out.add(holder);
+            }
+        }
+        return out.size() == holders.size() ? this : new Assignment(out);
+    }
+
     /** This assignment with {@code uid}'s hold replaced by {@code holder} (removed when null). */
     public Assignment with(String uid, Holder holder) {
         List<Holder> next = new ArrayList<>(holders.stream().filter(h -> !h.uid().equals(uid)).toList());

@@ -27,7 +27,9 @@ public final class AssignmentDiff {
         int expectedRanks = (int) job.ranks().stream().filter(r -> !r.devices().isEmpty()).count();
         Map<String, List<JobRecord.Rank>> ranksByKey = new TreeMap<>();
         for (JobRecord.Rank rank : job.ranks()) {
-            JobRecord.Rank slim = new JobRecord.Rank(rank.rank(), rank.pod(), rank.node(), List.of());
+            // the GPUs stay: a GPU sample goes to the job whose rank holds it (NodeAssigner)
+            JobRecord.Rank slim = new JobRecord.Rank(rank.rank(), rank.pod(), rank.node(), List.of(), null, null,
+                    rank.gpus());
             ranksByKey.computeIfAbsent(AssignmentKeys.node(rank.node()), k -> new ArrayList<>()).add(slim);
             for (String device : new TreeSet<>(rank.devices().stream().map(AssignmentDiff::physical).toList())) {
                 ranksByKey.computeIfAbsent(AssignmentKeys.device(rank.node(), device), k -> new ArrayList<>())

@@ -2,6 +2,7 @@ package io.rdmamon.jobs;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.JsonSerde;
@@ -38,6 +39,7 @@ public final class JobAssignments {
      */
     public static KStream<String, AssignedInput> assign(KStream<String, PortSample> ports,
                                                         KStream<String, HostIfaceSample> hosts,
+                                                        KStream<String, GpuSample> gpus,
                                                         KStream<String, JobRecord> jobs, int samplePartitions,
                                                         Duration historyRetention, Duration lateGrace,
                                                         MeterRegistry registry, StoreType storeType,
@@ -55,7 +57,8 @@ public final class JobAssignments {
                 .repartition(byNode)
                 .mapValues(NodeInput::of, Named.as("hold-changes"));
         KStream<String, NodeInput> samples = ports.mapValues(NodeInput::of, Named.as("port-inputs"))
-                .merge(hosts.mapValues(NodeInput::of, Named.as("host-inputs")), Named.as("sample-inputs"));
+                .merge(hosts.mapValues(NodeInput::of, Named.as("host-inputs")), Named.as("sample-inputs"))
+                .merge(gpus.mapValues(NodeInput::of, Named.as("gpu-inputs")), Named.as("sample-and-gpu-inputs"));
         if (samplePartitions > 0) {
             samples = byNode(samples, samplePartitions, registry);
         }

@@ -1,5 +1,6 @@
 package io.rdmamon.jobs;
 
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
@@ -29,6 +30,8 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
     private static final byte PORT = 1;
     private static final byte HOST = 2;
     private static final byte LIFECYCLE = 3;
+    /** Added to format 2 with the GPU samples (issue 44): an app of an earlier release fails on it, naming the kind. */
+    private static final byte GPU = 4;
 
     public JobEventBatchSerde() {
         super("a job event batch");
@@ -46,6 +49,9 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             } else if (event.host() != null) {
                 out.writeByte(HOST);
                 out.host(event.host());
+            } else if (event.gpu() != null) {
+                out.writeByte(GPU);
+                out.gpu(event.gpu());
             } else {
                 out.writeByte(LIFECYCLE);
                 byte[] json = Json.toBytes(event.lifecycle());
@@ -71,6 +77,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             switch (kind) {
                 case PORT -> events.add(JobEvent.of(format == FORMAT ? in.port() : in.wholeSamplePort()));
                 case HOST -> events.add(JobEvent.of(in.host()));
+                case GPU -> events.add(JobEvent.of(in.gpu()));
                 case LIFECYCLE -> {
                     byte[] json = new byte[in.varInt()];
                     in.readFully(json);
@@ -117,6 +124,21 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             nullableDouble(h.txPacketsPerSec());
             nullableDouble(h.rxPacketsPerSec());
             counts(h.errors());
+        }
+
+        void gpu(GpuSample g) throws IOException {
+            varInt(g.v());
+            string(g.node());
+            varInt(g.gpu());
+            string(g.uuid());
+            writeLong(g.ts());
+            writeLong(g.intervalMs());
+            nullableDouble(g.utilizationPercent());
+            nullableDouble(g.memoryUtilizationPercent());
+            nullableDouble(g.powerWatts());
+            nullableDouble(g.smClockMHz());
+            // processes + 1: 0 stands for null
+            varInt(g.processes() == null ? 0 : g.processes() + 1);
         }
 
         private void holder(Holder holder) throws IOException {
@@ -170,6 +192,22 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
         HostIfaceSample host() throws IOException {
             return new HostIfaceSample(varInt(), string(), string(), readLong(), readLong(),
                     nullableDouble(), nullableDouble(), nullableDouble(), nullableDouble(), counts());
+        }
+
+        GpuSample gpu() throws IOException {
+            int v = varInt();
+            String node = string();
+            int gpu = varInt();
+            String uuid = string();
+            long ts = readLong();
+            long intervalMs = readLong();
+            Double utilization = nullableDouble();
+            Double memory = nullableDouble();
+            Double power = nullableDouble();
+            Double clock = nullableDouble();
+            int processes = varInt();
+            return new GpuSample(v, node, gpu, uuid, ts, intervalMs, utilization, memory, power, clock,
+                    processes == 0 ? null : processes - 1);
         }
 
         private Holder holder() throws IOException {

@@ -37,7 +37,7 @@ public final class JobEvents {
         PortTraffic traffic = in.port() != null ? PortTraffic.of(in.port()) : null;
         for (Holder holder : in.assignment().holders()) {
             JobEvent event = traffic != null ? JobEvent.of(new JobSample(traffic, holder, sharedBy))
-                    : JobEvent.of(in.host());
+                    : in.host() != null ? JobEvent.of(in.host()) : JobEvent.of(in.gpu());
             out.add(new NodeTick.Routed(holder.uid(), event));
         }
         return out;

@@ -117,6 +117,9 @@ public final class JobWindowProcessor implements Processor<String, JobEvent, Str
             rememberInstanceTypes(record.key(), record.value().lifecycle());
             return;
         }
+        if (record.value().gpu() != null) {
+            return; // read by the stall detector only
+        }
         if (js == null) {
             addHost(record);
             return;

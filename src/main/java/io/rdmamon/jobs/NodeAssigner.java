@@ -3,6 +3,7 @@ package io.rdmamon.jobs;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmamon.config.StoreType;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.NodePartitioner;
 import io.rdmamon.model.PortSample;
 import io.rdmamon.state.ObjectStore;
@@ -136,6 +137,8 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
             // a job that runs its collectives over this interface holds it as its device: it is that job's port too
             judge(record, in.host().node(), AssignmentKeys.node(in.host().node()),
                     AssignmentKeys.device(in.host().node(), in.host().iface()));
+        } else {
+            judgeGpu(record, in.gpu());
         }
     }
 
@@ -163,6 +166,17 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     }
 
     /**
+     * A GPU sample goes to the jobs holding its node whose ranks there hold that GPU (all of them when the ranks do
+     * not say which GPUs they hold). Not kept for a late hold: the GPU evidence is only ever read over the last
+     * seconds, long after a job's start.
+     */
+    private void judgeGpu(Record<String, NodeInput> record, GpuSample gpu) {
+        String key = AssignmentKeys.node(gpu.node());
+        judged(key, record.timestamp());
+        forward(record, at(key, record.timestamp()).holdingGpu(gpu.uuid()), false, false, false);
+    }
+
+    /**
      * A judged sample to every child, or when {@code late} to the job side only; {@code asSocket} (judged for its
      * interface's key, not its node's), a host sample goes as the socket job's port sample.
      */
@@ -172,9 +186,10 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
         Record<String, AssignedInput> out;
         if (asSocket) {
             PortSample port = SocketPorts.of(in.host());
-            out = record.withKey(port.key()).withValue(new AssignedInput(port, null, assignment, late, passEnd));
+            out = record.withKey(port.key()).withValue(new AssignedInput(port, null, null, assignment, late,
+                    passEnd));
         } else {
-            out = record.withValue(new AssignedInput(in.port(), in.host(), assignment, late, passEnd));
+            out = record.withValue(new AssignedInput(in.port(), in.host(), in.gpu(), assignment, late, passEnd));
         }
         if (late) {
             context.forward(out, jobSide);

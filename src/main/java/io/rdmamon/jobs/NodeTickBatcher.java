@@ -38,6 +38,8 @@ import java.util.Set;
  * would close the port pass early and turn its remaining samples into stragglers. They are counted apart and sent
  * together: a complete host pass joins the node's port pass of the same time, or waits for it if it has not begun
  * (both topics' records of one time come in either order), so the job side gets one batch per node pass, not two.
+ * A node's GPU samples are a pass of their own, sent alone: the GPU source keeps its own clock, so its times need not
+ * match the port passes' (one more batch per node pass, for all the node's GPUs).
  *
  * <p>Samples re-judged for a late hold ({@link AssignedInput#late()}) were counted in their pass when first judged;
  * {@link NodeAssigner} sends them a node pass at a time, one right after another within one of its records, the last
@@ -49,6 +51,8 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
     public static final String PROCESSOR = "node-ticks";
     /** Suffix of a node's host-sample pass key (node names contain no {@code /}). */
     private static final String HOST_PASS = "/hosts";
+    /** Suffix of a node's GPU-sample pass key: the GPUs are read on a clock of their own, so their pass goes alone. */
+    private static final String GPU_PASS = "/gpus";
 
     /**
      * The newest pass time of a node, how many of its samples came, the size of its previous pass (0: unknown), the
@@ -163,7 +167,8 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
             }
             return;
         }
-        String passKey = in.port() != null ? in.port().node() : in.host().node() + HOST_PASS;
+        String passKey = in.port() != null ? in.port().node()
+                : in.host() != null ? in.host().node() + HOST_PASS : in.gpu().node() + GPU_PASS;
         Pass pass = passes.computeIfAbsent(passKey, n -> new Pass());
         long intervalMs = in.port() != null ? in.port().intervalMs() : in.host().intervalMs();
         // a first sample's intervalMs is 0 (its rates unknown): the pass keeps what it had
@@ -196,7 +201,7 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         } else if (in.port() != null) {
             emit(withHosts(passKey, tick));
             closePass(passKey, pass);
-        } else if (!joinPorts(in.host().node(), passKey, pass, tick)) {
+        } else if (in.gpu() != null || !joinPorts(in.host().node(), passKey, pass, tick)) {
             emit(tick);
             closePass(passKey, pass);
         }

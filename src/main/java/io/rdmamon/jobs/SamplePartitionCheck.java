@@ -69,7 +69,7 @@ public final class SamplePartitionCheck implements Processor<String, NodeInput, 
     @Override
     public void process(Record<String, NodeInput> record) {
         NodeInput in = record.value();
-        String node = in.port() != null ? in.port().node() : in.host().node();
+        String node = in.node();
         Optional<RecordMetadata> meta = context.recordMetadata();
         if (meta.isEmpty() || meta.get().partition() == checkedPartition && node.equals(checkedNode)) {
             context.forward(record, inPlace);

@@ -100,6 +100,40 @@ public final class ContractChecks {
         return r;
     }
 
+    /** A GPU's reading: any value may be null (the driver did not report it), none may be out of its range. */
+    public static Rejection gpuSample(GpuSample s, long recordTimestamp, ContractLimits limits) {
+        Rejection r = name("node", s.node());
+        if (r == null && s.gpu() < 0) {
+            r = new Rejection(Rejection.OUT_OF_RANGE, "field 'gpu' is " + s.gpu() + ": GPUs are numbered from 0");
+        }
+        if (r == null && s.uuid() != null && !isName(s.uuid())) {
+            r = malformed("uuid", s.uuid());
+        }
+        if (r == null) {
+            r = time("ts", s.ts(), recordTimestamp, limits);
+        }
+        if (r == null && s.intervalMs() <= 0) {
+            r = new Rejection(Rejection.OUT_OF_RANGE, "field 'intervalMs' is " + s.intervalMs()
+                    + ": a sample covers a positive interval");
+        }
+        if (r == null) {
+            r = percent("utilizationPercent", s.utilizationPercent());
+        }
+        if (r == null) {
+            r = percent("memoryUtilizationPercent", s.memoryUtilizationPercent());
+        }
+        if (r == null) {
+            r = notNegative("powerWatts", s.powerWatts());
+        }
+        if (r == null) {
+            r = notNegative("smClockMHz", s.smClockMHz());
+        }
+        if (r == null && s.processes() != null) {
+            r = notNegative("processes", s.processes());
+        }
+        return r;
+    }
+
     public static Rejection job(JobRecord job, long recordTimestamp, ContractLimits limits) {
         Rejection r = time("updatedAt", job.updatedAt(), recordTimestamp, limits);
         if (r == null && job.startedAt() != null) {
@@ -254,6 +288,26 @@ public final class ContractChecks {
     }
 
     private static Rejection notNegative(String field, long value) {
+        return value >= 0 ? null : new Rejection(Rejection.NEGATIVE, "field '" + field + "' is negative: " + value);
+    }
+
+    /** A share of time: 0 to 100, or null (not reported). */
+    private static Rejection percent(String field, Double value) {
+        Rejection r = notNegative(field, value);
+        if (r == null && value != null && value > 100) {
+            r = new Rejection(Rejection.OUT_OF_RANGE, "field '" + field + "' is " + value + ": above 100 %");
+        }
+        return r;
+    }
+
+    /** A finite value not below 0, or null (not reported). */
+    private static Rejection notNegative(String field, Double value) {
+        if (value == null) {
+            return null;
+        }
+        if (!Double.isFinite(value)) {
+            return new Rejection(Rejection.NOT_FINITE, "field '" + field + "' is not a finite number: " + value);
+        }
         return value >= 0 ? null : new Rejection(Rejection.NEGATIVE, "field '" + field + "' is negative: " + value);
     }
 

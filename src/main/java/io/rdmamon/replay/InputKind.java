@@ -5,12 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 /**
  * The inputs a replay feeds (topic names in {@link ReplayTopics}), with where each record's timestamp and key come
  * from — the same as the producers use: samples are timestamped with {@code ts} and keyed
- * {@code node/device/port} or {@code node/iface}, job records with {@code updatedAt} and keyed by {@code uid}.
+ * {@code node/device/port}, {@code node/iface} or {@code node/gpu}, job records with {@code updatedAt} and keyed by {@code uid}.
  */
 public enum InputKind {
     JOBS("updatedAt", "uid"),
     PORT_SAMPLES("ts", "node", "device", "port"),
-    HOST_SAMPLES("ts", "node", "iface");
+    HOST_SAMPLES("ts", "node", "iface"),
+    GPU_SAMPLES("ts", "node", "gpu");
 
     private final String timestampField;
     private final String[] keyFields;

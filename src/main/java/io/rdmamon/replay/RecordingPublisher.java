@@ -19,7 +19,10 @@ import java.util.Set;
  * 2026-01-01 lands inside a live system's retention and windows.
  */
 public final class RecordingPublisher {
-    /** The epoch-millisecond fields of the input records (PortSample, HostIfaceSample, JobRecord) that a shift moves. */
+    /**
+     * The epoch-millisecond fields of the input records (PortSample, HostIfaceSample, GpuSample, JobRecord) that a
+     * shift moves.
+     */
     static final Set<String> TIME_FIELDS = Set.of("ts", "updatedAt", "startedAt");
 
     private RecordingPublisher() {

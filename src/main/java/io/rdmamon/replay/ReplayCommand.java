@@ -29,6 +29,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--host-samples", description = "Host interface samples (rdma.host-samples), JSON lines.")
     Path hostSamples;
 
+    @Option(names = "--gpu-samples", description = "GPU samples (rdma.gpu-samples), JSON lines.")
+    Path gpuSamples;
+
     @Option(names = "--jobs", required = true, description = "Job records (rdma.jobs), JSON lines.")
     Path jobs;
 
@@ -54,6 +57,9 @@ public final class ReplayCommand implements Callable<Integer> {
         inputs.add(new Replayer.Input(InputKind.PORT_SAMPLES, readable("--samples", samples)));
         if (hostSamples != null) {
             inputs.add(new Replayer.Input(InputKind.HOST_SAMPLES, readable("--host-samples", hostSamples)));
+        }
+        if (gpuSamples != null) {
+            inputs.add(new Replayer.Input(InputKind.GPU_SAMPLES, readable("--gpu-samples", gpuSamples)));
         }
         Replayer.Summary summary;
         try (ReplayFiles files = new ReplayFiles(spec.commandLine().getOut(), out, StreamsReplay.topics(appConfig))) {

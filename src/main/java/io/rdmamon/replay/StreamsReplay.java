@@ -36,7 +36,7 @@ public final class StreamsReplay {
 
     public static ReplayTopics topics(StreamsAppConfig config) {
         StreamsAppConfig.TopicNames t = config.topics();
-        return new ReplayTopics(t.jobs(), t.portSamples(), t.hostSamples(), t.alerts(), t.jobBandwidth(),
+        return new ReplayTopics(t.jobs(), t.portSamples(), t.hostSamples(), t.gpuSamples(), t.alerts(), t.jobBandwidth(),
                 t.linkHealth(), t.deadLetter());
     }
 }

@@ -1,6 +1,7 @@
 package io.rdmamon.streams;
 
 import io.rdmamon.model.ContractLimits;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -31,6 +32,8 @@ record Input<T>(String name, RecordParser<T> parser, Function<T, String> keyOf, 
             PortSample::key, PortSample::ts, (key, ts) -> null, (key, value) -> null);
     static final Input<HostIfaceSample> HOST_SAMPLES = new Input<>("host-samples", RecordParser.HOST_SAMPLE,
             HostIfaceSample::key, HostIfaceSample::ts, (key, ts) -> null, (key, value) -> null);
+    static final Input<GpuSample> GPU_SAMPLES = new Input<>("gpu-samples", RecordParser.GPU_SAMPLE,
+            GpuSample::key, GpuSample::ts, (key, ts) -> null, (key, value) -> null);
     /** A job tombstone (compaction's delete) is the job's deletion at the record's time. */
     static final Input<JobRecord> JOBS = new Input<>("jobs", RecordParser.JOB, JobRecord::uid,
             JobRecord::updatedAt,

@@ -28,6 +28,7 @@ import io.rdmamon.jobs.JobWindowProcessor;
 import io.rdmamon.jobs.NodeTickBatcher;
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.ContractLimits;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
@@ -60,6 +61,7 @@ import java.util.function.Consumer;
  * <pre>
  * rdma.port-samples (key node/device/port, PortSample)  ─┐ decode (poison → rdma.dead-letter)
  * rdma.host-samples (key node/iface, HostIfaceSample)   ─┤
+ * rdma.gpu-samples (key node/gpu, GpuSample)            ─┤
  * rdma.jobs (compacted, key uid, JobRecord)             ─┴─► holds per node/device and node/*, repartitioned by node
  *   samples, in their node's partition (moved there first when a producer put them elsewhere)
  *     ─► in the other nodes' time where the node's clock is off (ClockCorrection)
@@ -67,6 +69,7 @@ import java.util.function.Consumer;
  *     ├─► per port (PortJudge): rdma.link-health (key node/device/port, LinkHealth, per interval or on change)
  *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                ─┐
  *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job) ─┤
+ *     │     (GPU samples: to the jobs holding the GPU, for STALLED_SYNC and the windows' GPU fields)   │
  *     │                                                    └─► windows (streams.window.size.ms,     │
  *     │                                                        closed when all reporting ports      │
  *     │                                                        passed their end)                    │
@@ -114,6 +117,7 @@ public final class RdmamonTopology {
         return build(cfg, builder -> {
             portSamples(builder, cfg, registry, 0);
             hostSamples(builder, cfg, registry, 0);
+            gpuSamples(builder, cfg, registry, 0);
         });
     }
 
@@ -139,6 +143,13 @@ public final class RdmamonTopology {
                 cfg.topics().deadLetter(), registry);
     }
 
+    private static KStream<String, GpuSample> gpuSamples(StreamsBuilder builder, StreamsAppConfig cfg,
+                                                         MeterRegistry registry, int samplePartitions) {
+        return Inputs.decode(builder, cfg.topics().gpuSamples(),
+                sampleInput(Input.GPU_SAMPLES.withLimits(cfg.contractLimits()), samplePartitions),
+                cfg.topics().deadLetter(), registry);
+    }
+
     /** On one partition a sample's key is not needed for order: it is then taken from the payload. */
     private static <T> Input<T> sampleInput(Input<T> input, int samplePartitions) {
         return samplePartitions > 1 ? input.requiringKey(samplePartitions) : input;
@@ -151,11 +162,12 @@ public final class RdmamonTopology {
         ContractLimits limits = cfg.contractLimits();
         KStream<String, PortSample> samples = portSamples(builder, cfg, registry, samplePartitions);
         KStream<String, HostIfaceSample> hosts = hostSamples(builder, cfg, registry, samplePartitions);
+        KStream<String, GpuSample> gpus = gpuSamples(builder, cfg, registry, samplePartitions);
         KStream<String, JobRecord> jobs = Inputs.decode(builder, topics.jobs(), Input.JOBS.withLimits(limits),
                 topics.deadLetter(), registry);
 
         // everything up to the job side runs in the node's own partition: no per-sample repartition
-        KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, jobs, samplePartitions,
+        KStream<String, AssignedInput> assigned = JobAssignments.assign(samples, hosts, gpus, jobs, samplePartitions,
                 cfg.historyRetention(), cfg.lateJobGrace(), registry, cfg.storeType(),
                 ClockCorrection.supplier(cfg.clockSkewMax().toMillis(), limits.maxFutureMs(), registry));
         KStream<String, PortVerdict> verdicts = assigned.process(PortJudge.supplier(

@@ -85,8 +85,8 @@ public final class StreamsApp implements AutoCloseable {
         Map<String, Object> settings = new HashMap<>(cfg.kafkaOverrides());
         settings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
         StreamsAppConfig.TopicNames t = cfg.topics();
-        List<String> inputs = t.nodes() == null ? List.of(t.portSamples(), t.hostSamples(), t.jobs())
-                : List.of(t.portSamples(), t.hostSamples(), t.jobs(), t.nodes());
+        List<String> inputs = t.nodes() == null ? List.of(t.portSamples(), t.hostSamples(), t.gpuSamples(), t.jobs())
+                : List.of(t.portSamples(), t.hostSamples(), t.gpuSamples(), t.jobs(), t.nodes());
         return KafkaAccess.of(settings, RoleAcls.streams(cfg.applicationId(), inputs, List.of(t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter())));
     }
 

@@ -83,6 +83,7 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String PORT_SAMPLES_TOPIC_CONFIG = "streams.topic.port.samples";
     public static final String HOST_SAMPLES_TOPIC_CONFIG = "streams.topic.host.samples";
+    public static final String GPU_SAMPLES_TOPIC_CONFIG = "streams.topic.gpu.samples";
     public static final String JOBS_TOPIC_CONFIG = "streams.topic.jobs";
     public static final String JOB_BANDWIDTH_TOPIC_CONFIG = "streams.topic.job.bandwidth";
     public static final String LINK_HEALTH_TOPIC_CONFIG = "streams.topic.link.health";
@@ -209,6 +210,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     Importance.LOW, "Input: port samples (key node/device/port).")
             .define(HOST_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.HOST_SAMPLES, new ConfigDef.NonEmptyString(),
                     Importance.LOW, "Input: host interface samples (key node/iface).")
+            .define(GPU_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.GPU_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.LOW, "Input: GPU samples (key node/gpu index).")
             .define(JOBS_TOPIC_CONFIG, Type.STRING, Topics.JOBS, new ConfigDef.NonEmptyString(), Importance.LOW,
                     "Input: job metadata, compacted (key job uid).")
             .define(JOB_BANDWIDTH_TOPIC_CONFIG, Type.STRING, Topics.JOB_BANDWIDTH, new ConfigDef.NonEmptyString(),
@@ -281,7 +284,7 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public TopicNames topics() {
         return new TopicNames(getString(PORT_SAMPLES_TOPIC_CONFIG), getString(HOST_SAMPLES_TOPIC_CONFIG),
-                getString(JOBS_TOPIC_CONFIG), getString(JOB_BANDWIDTH_TOPIC_CONFIG),
+                getString(GPU_SAMPLES_TOPIC_CONFIG), getString(JOBS_TOPIC_CONFIG), getString(JOB_BANDWIDTH_TOPIC_CONFIG),
                 getString(LINK_HEALTH_TOPIC_CONFIG), getString(ALERTS_TOPIC_CONFIG),
                 getString(DEAD_LETTER_TOPIC_CONFIG), blankToNull(getString(NODES_TOPIC_CONFIG)));
     }
@@ -365,7 +368,7 @@ public final class StreamsAppConfig extends AbstractConfig {
      * The names of the topics, overridable so tests and replays can run side by side. {@code nodes} null: the nodes
      * topic is not read.
      */
-    public record TopicNames(String portSamples, String hostSamples, String jobs, String jobBandwidth,
+    public record TopicNames(String portSamples, String hostSamples, String gpuSamples, String jobs, String jobBandwidth,
                              String linkHealth, String alerts, String deadLetter, String nodes) {
     }
 }

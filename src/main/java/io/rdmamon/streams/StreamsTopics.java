@@ -157,6 +157,6 @@ final class StreamsTopics {
 
     /** Every topic but the compacted ones. */
     private static List<String> uncompacted(StreamsAppConfig.TopicNames t) {
-        return List.of(t.portSamples(), t.hostSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter());
+        return List.of(t.portSamples(), t.hostSamples(), t.gpuSamples(), t.jobBandwidth(), t.linkHealth(), t.alerts(), t.deadLetter());
     }
 }

@@ -103,7 +103,8 @@ class SecuredKafkaTest {
         List<String> users = new ArrayList<>(RoleAcls.defaults().keySet());
         users.addAll(List.of(COLLECTOR_LACKING, STREAMS_LACKING, SINK_LACKING));
         kafka = SecuredKafka.start(dir, users);
-        kafka.createTopics(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.POD_DEVICES, Topics.JOBS, Topics.NODES,
+        kafka.createTopics(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.GPU_SAMPLES, Topics.POD_DEVICES, Topics.JOBS,
+                Topics.NODES,
                 Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER);
         for (var role : RoleAcls.defaults().entrySet()) {
             kafka.grant(role.getKey(), role.getValue());
@@ -236,7 +237,7 @@ class SecuredKafkaTest {
     void aStreamAppWithoutItsTransactionalIdAclSaysSoAndStops() throws Exception {
         String applicationId = "rdmamon-streams-lacking";
         List<RoleAcl> needed = RoleAcls.streams(applicationId, List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES,
-                Topics.JOBS, Topics.NODES), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER));
+                Topics.GPU_SAMPLES, Topics.JOBS, Topics.NODES), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER));
         kafka.grant(STREAMS_LACKING, needed.stream().filter(acl -> acl.resourceType()
                 != org.apache.kafka.common.resource.ResourceType.TRANSACTIONAL_ID).toList());
         StreamsApp app = new StreamsApp(new StreamsAppConfig(streamsSettings(STREAMS_LACKING,

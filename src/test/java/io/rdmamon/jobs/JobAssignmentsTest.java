@@ -1,5 +1,6 @@
 package io.rdmamon.jobs;
 
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.LinkHealth;
@@ -45,6 +46,41 @@ class JobAssignmentsTest {
             h.linkHealth.forEach(l -> out.put(l.ts(), String.valueOf(l.job())));
             return out;
         }
+    }
+
+    @Test
+    void shouldGiveEachGpuSampleToTheJobsWhoseRanksHoldTheGpu() {
+        // n1 runs two jobs, one GPU each (ranks[].gpus); n2 one job whose rank does not say: it holds every GPU
+        JobRecord a = new JobRecord(JobRecord.VERSION, "uid-a", "a", "team-a", JobRecord.RUNNING, T0, T0, 1,
+                List.of(new JobRecord.Rank(0, "a-0", "n1", List.of(), null, null, List.of("GPU-a"))), Map.of());
+        JobRecord b = new JobRecord(JobRecord.VERSION, "uid-b", "b", "team-a", JobRecord.RUNNING, T0, T0, 1,
+                List.of(new JobRecord.Rank(0, "b-0", "n1", List.of(), null, null, List.of("GPU-b"))), Map.of());
+        JobRecord c = new JobRecord(JobRecord.VERSION, "uid-c", "c", "team-a", JobRecord.RUNNING, T0, T0, 1,
+                List.of(new JobRecord.Rank(0, "c-0", "n2", List.of())), Map.of());
+        List<Event> events = new ArrayList<>(List.of(new Event(T0, null, null, a), new Event(T0, null, null, b),
+                new Event(T0, null, null, c)));
+        for (long t = T0 + 1_000; t <= T0 + 3_000; t += 1_000) {
+            events.add(gpu("n1", 0, "GPU-a", t));
+            events.add(gpu("n1", 1, "GPU-b", t));
+            events.add(gpu("n2", 0, "GPU-c0", t));
+            events.add(gpu("n2", 1, "GPU-c1", t));
+        }
+        Map<String, java.util.Set<String>> gpusByJob = new java.util.TreeMap<>();
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(events);
+            JobEventBatchSerde serde = new JobEventBatchSerde();
+            h.internalTopic(JobEvents.REPARTITION + "-repartition").forEach(r -> serde.deserializer()
+                    .deserialize("", r.value()).events().stream().filter(e -> e.gpu() != null)
+                    .forEach(e -> gpusByJob.computeIfAbsent(r.key(), k -> new java.util.TreeSet<>())
+                            .add(e.gpu().uuid())));
+        }
+        assertThat(gpusByJob).isEqualTo(Map.of("uid-a", java.util.Set.of("GPU-a"), "uid-b",
+                java.util.Set.of("GPU-b"), "uid-c", java.util.Set.of("GPU-c0", "GPU-c1")));
+    }
+
+    private static Event gpu(String node, int index, String uuid, long t) {
+        return new Event(t, null, null, null, new GpuSample(GpuSample.VERSION, node, index, uuid, t, 1_000, 100.0,
+                0.0, 125.0, 1_980.0, 1));
     }
 
     @Test

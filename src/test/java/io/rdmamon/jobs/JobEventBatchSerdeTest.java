@@ -1,5 +1,6 @@
 package io.rdmamon.jobs;
 
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -34,7 +35,13 @@ class JobEventBatchSerdeTest {
                 1_699_999_990_000L, 4, List.of(RANK_1), Map.of("team", "nlp"));
         JobEventBatch batch = new JobEventBatch(List.of(JobEvent.of(new JobSample(PortTraffic.of(full), HOLDER, 1)),
                 JobEvent.of(new JobSample(PortTraffic.of(sparse), HOLDER, 2)),
-                JobEvent.of(new JobSample(PortTraffic.of(sparse), OTHER, 2)), JobEvent.of(host), JobEvent.of(job)));
+                JobEvent.of(new JobSample(PortTraffic.of(sparse), OTHER, 2)), JobEvent.of(host), JobEvent.of(job),
+                JobEvent.of(new GpuSample(1, "gpu-2", 7, "GPU-5e1f", 1_700_000_001_500L, 1000, 100.0, 0.0, 125.5,
+                        1980.0, 3)),
+                JobEvent.of(new GpuSample(1, "gpu-2", 0, null, 1_700_000_001_500L, 200, null, null, null, null,
+                        null)),
+                JobEvent.of(new GpuSample(1, "gpu-2", 1, "GPU-0", 1_700_000_001_500L, 200, 0.0, 0.0, 73.0, 345.0,
+                        0))));
 
         JobEventBatch back = roundTrip(batch);
 

@@ -42,8 +42,8 @@ class RecordingPublisherTest {
                 {"v":1,"node":"gpu-node-2","iface":"eth0","ts":1500,"intervalMs":1000}
                 """);
         String suffix = UUID.randomUUID().toString();
-        ReplayTopics topics = new ReplayTopics("jobs-" + suffix, "ports-" + suffix, "hosts-" + suffix, "a", "b",
-                "c", "d");
+        ReplayTopics topics = new ReplayTopics("jobs-" + suffix, "ports-" + suffix, "hosts-" + suffix,
+                "gpus-" + suffix, "a", "b", "c", "d");
         String bootstrap = SharedKafka.bootstrapServers();
         SharedKafka.createTopics(bootstrap, 3, topics.jobs(), topics.portSamples(), topics.hostSamples());
         List<Replayer.Input> inputs = List.of(new Replayer.Input(InputKind.JOBS, dir.resolve("jobs.jsonl")),

@@ -21,7 +21,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code rdmamon replay} over the real topology, on the link-down scenario plus two bad lines. */
+/** {@code rdmamon replay} over the real topology, on the link-down scenario plus two bad lines and GPU samples. */
 class ReplayCommandTest {
     @TempDir
     static Path dir;
@@ -38,6 +38,13 @@ class ReplayCommandTest {
         Files.writeString(scenario.resolve(ScenarioFiles.SAMPLES), "this is not json\n"
                 + "{\"v\":99,\"node\":\"gpu-node-1\",\"device\":\"mlx5_0\",\"port\":1,\"ts\":1767225900000}\n",
                 StandardOpenOption.APPEND);
+        // GPU samples beside them (--gpu-samples), one outside the contract
+        Files.writeString(scenario.resolve(ScenarioFiles.GPU_SAMPLES), """
+                {"v":1,"node":"gpu-node-1","gpu":0,"uuid":"GPU-0","ts":1767225900500,"intervalMs":1000,\
+                "utilizationPercent":100,"memoryUtilizationPercent":0,"powerWatts":125,"smClockMHz":1980,"processes":1}
+                {"v":1,"node":"gpu-node-1","gpu":1,"uuid":"GPU-1","ts":1767225900500,"intervalMs":1000,\
+                "utilizationPercent":250,"memoryUtilizationPercent":0,"powerWatts":125,"smClockMHz":1980,"processes":1}
+                """);
         first = replay(dir.resolve("out-1"));
         second = replay(dir.resolve("out-2"));
     }
@@ -63,8 +70,9 @@ class ReplayCommandTest {
         // one per port per 10 s of event time, plus every change (4,000+ samples in the scenario)
         assertThat(Files.readAllLines(out.resolve(ReplayFiles.LINK_HEALTH))).hasSizeGreaterThan(400);
         assertThat(Files.readAllLines(out.resolve(ReplayFiles.JOB_BANDWIDTH))).hasSizeGreaterThan(50);
-        assertThat(Files.readAllLines(out.resolve(ReplayFiles.DEAD_LETTER))).singleElement()
-                .satisfies(line -> assertThat(line).contains("unknown schema version v=99"));
+        assertThat(Files.readAllLines(out.resolve(ReplayFiles.DEAD_LETTER))).hasSize(2)
+                .anySatisfy(line -> assertThat(line).contains("unknown schema version v=99"))
+                .anySatisfy(line -> assertThat(line).contains("field 'utilizationPercent' is 250.0: above 100 %"));
         assertThat(run.stderr).contains("skipped 1 bad lines");
     }
 
@@ -87,6 +95,7 @@ class ReplayCommandTest {
         cli.setErr(new PrintWriter(stderr));
         int code = cli.execute("replay", "--samples", scenario.resolve(ScenarioFiles.SAMPLES).toString(),
                 "--host-samples", scenario.resolve(ScenarioFiles.HOST_SAMPLES).toString(),
+                "--gpu-samples", scenario.resolve(ScenarioFiles.GPU_SAMPLES).toString(),
                 "--jobs", scenario.resolve(ScenarioFiles.JOBS).toString(), "--out", out.toString());
         return new Run(code, stdout.toString(), stderr.toString());
     }

@@ -68,6 +68,40 @@ class DeadLetterTest {
         }
     }
 
+    @Test
+    void shouldSendGpuSamplesOutsideTheirContractToDeadLetterTopicWithReasons() {
+        String good = "{\"v\":1,\"node\":\"n1\",\"gpu\":0,\"uuid\":\"GPU-1\",\"ts\":" + (T0 + 1_000)
+                + ",\"intervalMs\":1000,\"utilizationPercent\":100,\"memoryUtilizationPercent\":0,"
+                + "\"powerWatts\":125.5,\"smClockMHz\":1980,\"processes\":1}";
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            String topic = h.cfg.topics().gpuSamples();
+            h.raw(topic, "n1/0", good, T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"gpu\":0", "\"gpu\":-1"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"intervalMs\":1000", "\"intervalMs\":0"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"utilizationPercent\":100", "\"utilizationPercent\":101"),
+                            T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"memoryUtilizationPercent\":0",
+                            "\"memoryUtilizationPercent\":-3"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("125.5", "-1"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"processes\":1", "\"processes\":-2"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace(",\"ts\":" + (T0 + 1_000), ""), T0 + 1_000)
+                    // the driver reports nothing: nulls are in the contract
+                    .raw(topic, "n1/0", good.replace("\"powerWatts\":125.5", "\"powerWatts\":null")
+                            .replace("\"processes\":1", "\"processes\":null"), T0 + 1_000);
+
+            assertThat(h.deadLetters).extracting(DeadLetterTest::reason).containsExactly(
+                    "field 'gpu' is -1: GPUs are numbered from 0",
+                    "field 'intervalMs' is 0: a sample covers a positive interval",
+                    "field 'utilizationPercent' is 101.0: above 100 %",
+                    "field 'memoryUtilizationPercent' is negative: -3.0",
+                    "field 'powerWatts' is negative: -1.0",
+                    "field 'processes' is negative: -2",
+                    "missing field 'ts'");
+            assertThat(h.deadLetters).allSatisfy(r -> assertThat(header(r, DeadLetter.TOPIC_HEADER)).isEqualTo(topic));
+            assertThat(h.counter("rdmamon.streams.dead.letters")).isEqualTo(7.0);
+        }
+    }
+
     private static String reason(TestRecord<String, byte[]> record) {
         String reason = header(record, DeadLetter.REASON_HEADER);
         return reason.startsWith("not JSON") ? "not JSON" : reason;

@@ -33,7 +33,7 @@ class DecodeOnlyTopologyTest {
     Path stateDir;
 
     @Test
-    void shouldReadAndDecodeBothSampleTopicsAndWriteOnlyRejectedRecords() {
+    void shouldReadAndDecodeEverySampleTopicAndWriteOnlyRejectedRecords() {
         StreamsAppConfig cfg = new StreamsAppConfig(Map.of(StreamsAppConfig.STATE_DIR_CONFIG, stateDir.toString()));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Topology topology = RdmamonTopology.buildDecodeOnly(cfg, registry);
@@ -52,7 +52,7 @@ class DecodeOnlyTopologyTest {
                 }
             }
         }
-        assertThat(sources).containsExactlyInAnyOrder(t.portSamples(), t.hostSamples());
+        assertThat(sources).containsExactlyInAnyOrder(t.portSamples(), t.hostSamples(), t.gpuSamples());
         assertThat(sinks).containsExactly(t.deadLetter());
 
         TrainingTraffic sim = new TrainingTraffic();

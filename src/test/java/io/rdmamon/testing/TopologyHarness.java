@@ -41,6 +41,7 @@ public final class TopologyHarness implements AutoCloseable {
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, byte[]> portSamples;
     private final TestInputTopic<String, byte[]> hostSamples;
+    private final TestInputTopic<String, byte[]> gpuSamples;
     private final TestInputTopic<String, byte[]> jobs;
     /** Null when the nodes topic is not read. */
     private final TestInputTopic<String, byte[]> nodes;
@@ -65,6 +66,7 @@ public final class TopologyHarness implements AutoCloseable {
         StreamsAppConfig.TopicNames t = cfg.topics();
         portSamples = driver.createInputTopic(t.portSamples(), new StringSerializer(), new ByteArraySerializer());
         hostSamples = driver.createInputTopic(t.hostSamples(), new StringSerializer(), new ByteArraySerializer());
+        gpuSamples = driver.createInputTopic(t.gpuSamples(), new StringSerializer(), new ByteArraySerializer());
         jobs = driver.createInputTopic(t.jobs(), new StringSerializer(), new ByteArraySerializer());
         nodes = t.nodes() == null ? null
                 : driver.createInputTopic(t.nodes(), new StringSerializer(), new ByteArraySerializer());
@@ -122,6 +124,8 @@ public final class TopologyHarness implements AutoCloseable {
             portSamples.pipeInput(port.key(), Json.toBytes(port), timestamp);
         } else if (host != null) {
             hostSamples.pipeInput(host.key(), Json.toBytes(host), timestamp);
+        } else if (e.gpu() != null) {
+            gpuSamples.pipeInput(e.gpu().key(), Json.toBytes(e.gpu()), timestamp);
         } else {
             jobs.pipeInput(e.job().uid(), Json.toBytes(e.job()), timestamp);
         }
@@ -131,7 +135,8 @@ public final class TopologyHarness implements AutoCloseable {
     public TopologyHarness raw(String topic, String key, String value, long ts) {
         TestInputTopic<String, byte[]> in = topic.equals(cfg.topics().jobs()) ? jobs
                 : topic.equals(cfg.topics().nodes()) ? nodes
-                : topic.equals(cfg.topics().hostSamples()) ? hostSamples : portSamples;
+                : topic.equals(cfg.topics().hostSamples()) ? hostSamples
+                : topic.equals(cfg.topics().gpuSamples()) ? gpuSamples : portSamples;
         in.pipeInput(key, value == null ? null : value.getBytes(StandardCharsets.UTF_8), ts);
         drain();
         return this;

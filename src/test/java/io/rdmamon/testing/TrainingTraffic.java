@@ -1,6 +1,7 @@
 package io.rdmamon.testing;
 
 import io.rdmamon.jobs.SocketPorts;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.PortSample;
@@ -23,8 +24,31 @@ public final class TrainingTraffic {
     public static final long LINK_RATE = 25_000_000_000L;
     public static final double HOST_BASE = 2_000_000;
 
-    /** One record to feed, in time order: a port sample, a host sample or a job record. */
-    public record Event(long ts, PortSample port, HostIfaceSample host, JobRecord job) {
+    /** One record to feed, in time order: a port sample, a host sample, a GPU sample or a job record. */
+    public record Event(long ts, PortSample port, HostIfaceSample host, JobRecord job, GpuSample gpu) {
+        public Event(long ts, PortSample port, HostIfaceSample host, JobRecord job) {
+            this(ts, port, host, job, null);
+        }
+    }
+
+    /**
+     * What a GPU reads over a second, as NVML says it (the issue 44 table of real H100 readings): utilization and
+     * memory utilization (%), power (W), SM clock (MHz), compute processes.
+     */
+    public record GpuReading(double utilization, double memory, double watts, double clockMHz, int processes) {
+        public static final GpuReading TRAINING = new GpuReading(100, 3, 200, 1_980, 1);
+        /** Inside a collective that cannot complete, or in a barrier: the NCCL kernel spins. */
+        public static final GpuReading IN_COLLECTIVE = new GpuReading(100, 0, 125, 1_980, 1);
+        public static final GpuReading EVALUATING = new GpuReading(95, 25, 400, 1_980, 1);
+        /** The process is alive but runs nothing on the GPU: a checkpoint write, a data-loader stall, stopped. */
+        public static final GpuReading IDLE = new GpuReading(0, 0, 120, 1_980, 1);
+        /** The process exited: a crash, or the job's end. */
+        public static final GpuReading NO_PROCESS = new GpuReading(0, 0, 73, 345, 0);
+    }
+
+    /** Samples of a job's GPUs, {@code node/gpu} → what it reads at a time; null: the GPU sends nothing then. */
+    public interface GpuPhases {
+        GpuReading at(String node, int gpu, long t);
     }
 
     private final List<Job> jobs = new ArrayList<>();
@@ -33,6 +57,7 @@ public final class TrainingTraffic {
     private final Map<String, List<double[]>> hostBursts = new LinkedHashMap<>();
     private final List<String> extraPorts = new ArrayList<>();
     private UnaryOperator<PortSample> tweak = s -> s;
+    private final Map<Job, GpuPhases> gpus = new LinkedHashMap<>();
 
     /** A training job on the given nodes, one rank per node and device. */
     /** {@code s} with its port down: state DOWN, no traffic, a link_downed count. */
@@ -69,6 +94,15 @@ public final class TrainingTraffic {
     public TrainingTraffic hostBurst(String node, long from, long to, double txBytesPerSec, double rxBytesPerSec) {
         hostBursts.computeIfAbsent(node, n -> new ArrayList<>()).add(new double[]{from, to, txBytesPerSec,
                 rxBytesPerSec});
+        return this;
+    }
+
+    /**
+     * The job's GPUs send samples, one GPU per rank (node and device), half a second after the ports' passes (the GPU
+     * source keeps its own clock).
+     */
+    public TrainingTraffic gpus(Job job, GpuPhases phases) {
+        gpus.put(job, phases);
         return this;
     }
 
@@ -113,6 +147,19 @@ public final class TrainingTraffic {
                     out.add(new Event(t, null, host(node, t), null));
                 }
             }
+            long gpuTs = t - 500;
+            gpus.forEach((job, phases) -> {
+                for (String node : job.nodes) {
+                    for (int gpu = 0; gpu < job.devices.size(); gpu++) {
+                        GpuReading r = silent(node, gpuTs) ? null : phases.at(node, gpu, gpuTs);
+                        if (r != null) {
+                            out.add(new Event(gpuTs, null, null, null, new GpuSample(GpuSample.VERSION, node, gpu,
+                                    "GPU-" + node + "-" + gpu, gpuTs, 1_000, r.utilization(), r.memory(), r.watts(),
+                                    r.clockMHz(), r.processes())));
+                        }
+                    }
+                }
+            });
         }
         out.sort(Comparator.comparingLong(Event::ts).thenComparing(e -> e.job() == null));
         return out;
