@@ -170,10 +170,12 @@ public final class NodeTickBatcher implements Processor<String, AssignedInput, S
         String passKey = in.port() != null ? in.port().node()
                 : in.host() != null ? in.host().node() + HOST_PASS : in.gpu().node() + GPU_PASS;
         Pass pass = passes.computeIfAbsent(passKey, n -> new Pass());
-        long intervalMs = in.port() != null ? in.port().intervalMs() : in.host().intervalMs();
+        long intervalMs = in.port() != null ? in.port().intervalMs()
+                : in.host() != null ? in.host().intervalMs() : in.gpu().intervalMs();
         // a first sample's intervalMs is 0 (its rates unknown): the pass keeps what it had
         long within = spreadMs >= 0 ? spreadMs + 1 : intervalMs / 2;
-        Place place = pass.place(in.port() != null ? in.port().key() : in.host().key(), ts, within);
+        String member = in.port() != null ? in.port().key() : in.host() != null ? in.host().key() : in.gpu().key();
+        Place place = pass.place(member, ts, within);
         if (!pass.loaded) {
             pass.open = ticks.get(passKey);
             pass.loaded = true;
