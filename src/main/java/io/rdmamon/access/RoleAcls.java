@@ -86,8 +86,8 @@ public final class RoleAcls {
         roles.put("jobs-watch", jobsWatch(Topics.JOBS, Topics.POD_DEVICES, Topics.NODES));
         roles.put("streams", streams("rdmamon-streams", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES,
                 Topics.GPU_SAMPLES, Topics.JOBS, Topics.NODES), List.of(Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS, Topics.DEAD_LETTER)));
-        roles.put("sink", sink("rdmamon-sink", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.JOB_BANDWIDTH,
-                Topics.LINK_HEALTH, Topics.ALERTS), Topics.DEAD_LETTER));
+        roles.put("sink", sink("rdmamon-sink", List.of(Topics.PORT_SAMPLES, Topics.HOST_SAMPLES, Topics.GPU_SAMPLES,
+                Topics.JOB_BANDWIDTH, Topics.LINK_HEALTH, Topics.ALERTS), Topics.DEAD_LETTER));
         roles.put("alerts", alerts("rdmamon-alerts", Topics.ALERTS, Topics.DEAD_LETTER));
         return roles;
     }

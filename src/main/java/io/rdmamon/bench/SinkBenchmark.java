@@ -323,7 +323,7 @@ public final class SinkBenchmark implements Callable<Integer> {
             settings(url, database, Map.of()).forEach((key, value) -> args.addAll(List.of("--set", key + "=" + value)));
             List<NewTopic> topics = new ArrayList<>();
             for (String key : List.of(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG, SinkConfig.TOPIC_HOST_SAMPLES_CONFIG,
-                    SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, SinkConfig.TOPIC_LINK_HEALTH_CONFIG,
+                    SinkConfig.TOPIC_GPU_SAMPLES_CONFIG, SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, SinkConfig.TOPIC_LINK_HEALTH_CONFIG,
                     SinkConfig.TOPIC_ALERTS_CONFIG, SinkConfig.TOPIC_DEAD_LETTER_CONFIG)) {
                 boolean port = key.equals(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG);
                 topics.add(new NewTopic("bench." + key, port ? partitions : 1, (short) 1));

@@ -54,14 +54,15 @@ record SizingTopics(String portSamples, String hostSamples, String gpuSamples, S
 
     List<String> sinkSettings() {
         return settings(Map.of(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG, portSamples,
-                SinkConfig.TOPIC_HOST_SAMPLES_CONFIG, hostSamples, SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, jobBandwidth,
+                SinkConfig.TOPIC_HOST_SAMPLES_CONFIG, hostSamples, SinkConfig.TOPIC_GPU_SAMPLES_CONFIG, gpuSamples,
+                SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, jobBandwidth,
                 SinkConfig.TOPIC_LINK_HEALTH_CONFIG, linkHealth, SinkConfig.TOPIC_ALERTS_CONFIG, alerts,
                 SinkConfig.TOPIC_DEAD_LETTER_CONFIG, deadLetter));
     }
 
     /** What the sink reads. */
     List<String> sinkInputs() {
-        return List.of(portSamples, hostSamples, jobBandwidth, linkHealth, alerts);
+        return List.of(portSamples, hostSamples, gpuSamples, jobBandwidth, linkHealth, alerts);
     }
 
     private static List<String> settings(Map<String, String> keys) {

@@ -38,6 +38,8 @@ public final class Schema {
     public static final String TYPE = "type";
     public static final String SEVERITY = "severity";
     public static final String STATUS = "status";
+    public static final String GPU = "gpu";
+    public static final String UUID = "uuid";
 
     // fields
     public static final String INTERVAL_SECONDS = "interval_seconds";
@@ -76,6 +78,11 @@ public final class Schema {
     public static final String ENDS_AT_MS = "ends_at_ms";
     public static final String DETECTION_DELAY_SECONDS = "detection_delay_seconds";
     public static final String DURATION_SECONDS = "duration_seconds";
+    public static final String UTILIZATION_PERCENT = "utilization_percent";
+    public static final String MEMORY_UTILIZATION_PERCENT = "memory_utilization_percent";
+    public static final String POWER_WATTS = "power_watts";
+    public static final String SM_CLOCK_MHZ = "sm_clock_mhz";
+    public static final String PROCESSES = "processes";
     /** Link health field for error classes the sink does not know (a newer stream app). */
     public static final String ERRORS_OTHER = "errors_other";
     /** Error-class tag value for counters without a {@link CounterClass}. */
@@ -118,6 +125,21 @@ public final class Schema {
             List.of(NODE, IFACE, COUNTER),
             List.of(field(INCREMENT, FieldType.INTEGER, "count", "counter increment over the interval", Rollup.SUM)),
             null, "one point per non-zero rx/tx error or drop increment (HostIfaceSample.errors)");
+
+    public static final MeasurementSpec GPU_SAMPLE = new MeasurementSpec("gpu", Topics.GPU_SAMPLES, "ts",
+            List.of(NODE, GPU, UUID),
+            List.of(
+                    field(INTERVAL_SECONDS, FieldType.FLOAT, "s", "sampling interval", Rollup.MAX),
+                    rate(UTILIZATION_PERCENT, "%", "share of the interval in which a kernel ran (NVML)"),
+                    rate(MEMORY_UTILIZATION_PERCENT, "%", "share of the interval in which device memory was read "
+                            + "or written (NVML)"),
+                    rate(POWER_WATTS, "W", "power draw"),
+                    field(SM_CLOCK_MHZ, FieldType.FLOAT, "MHz", "SM clock (at its floor when the GPU has no work)",
+                            Rollup.MEAN, Rollup.MIN),
+                    field(PROCESSES, FieldType.INTEGER, "count", "compute processes on the GPU (absent when the "
+                            + "process table could not be read)", Rollup.MIN, Rollup.MAX)),
+            INTERVAL_SECONDS, "one GPU's activity over one sampling interval (GpuSample); gpu is the index on the "
+                    + "node, absent fields were not reported by the driver");
 
     public static final MeasurementSpec JOB_BANDWIDTH = new MeasurementSpec("job_bandwidth", Topics.JOB_BANDWIDTH,
             "windowStart",
@@ -183,7 +205,7 @@ public final class Schema {
                     + "labels.uid, rank from labels.ranks when it names a single rank");
 
     public static final List<MeasurementSpec> ALL = List.of(RDMA_PORT, RDMA_PORT_ERRORS, HOST_IFACE,
-            HOST_IFACE_ERRORS, JOB_BANDWIDTH, JOB_RANK_BANDWIDTH, LINK_HEALTH, ALERT);
+            HOST_IFACE_ERRORS, GPU_SAMPLE, JOB_BANDWIDTH, JOB_RANK_BANDWIDTH, LINK_HEALTH, ALERT);
 
     private Schema() {
     }

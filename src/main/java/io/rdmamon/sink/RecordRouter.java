@@ -24,7 +24,7 @@ import java.util.Map;
  * Decodes each consumed record with its topic's type and renders its points as line protocol, straight into the bodies
  * of the write requests (at most {@code influx.batch.max.points} points each); a record that cannot be read becomes
  * a dead letter (logged with its text, counted by reason) and the others go on. The result of one poll is one
- * {@link Batch}. Port and host samples, which any producer may write, are parsed by the same {@link RecordParser}s as
+ * {@link Batch}. Port, host and GPU samples, which any producer may write, are parsed by the same {@link RecordParser}s as
  * in the stream app, so the sink refuses what the stream app refuses (an implausible time, an impossible rate...).
  */
 public final class RecordRouter {
@@ -57,8 +57,10 @@ public final class RecordRouter {
         ContractLimits limits = config.contractLimits();
         parsers.put(config.portSamplesTopic(), RecordParser.PORT_SAMPLE.withLimits(limits));
         parsers.put(config.hostSamplesTopic(), RecordParser.HOST_SAMPLE.withLimits(limits));
+        parsers.put(config.gpuSamplesTopic(), RecordParser.GPU_SAMPLE.withLimits(limits));
         byTopic.put(config.portSamplesTopic(), new PortSamplePoints());
         byTopic.put(config.hostSamplesTopic(), new HostIfacePoints());
+        byTopic.put(config.gpuSamplesTopic(), new GpuSamplePoints());
         byTopic.put(config.jobBandwidthTopic(), new JobBandwidthPoints());
         byTopic.put(config.linkHealthTopic(), new LinkHealthPoints());
         byTopic.put(config.alertsTopic(), new AlertPoints());

@@ -52,6 +52,7 @@ public final class SinkConfig extends AbstractConfig {
 
     public static final String TOPIC_PORT_SAMPLES_CONFIG = "sink.topics.port.samples";
     public static final String TOPIC_HOST_SAMPLES_CONFIG = "sink.topics.host.samples";
+    public static final String TOPIC_GPU_SAMPLES_CONFIG = "sink.topics.gpu.samples";
     public static final String TOPIC_JOB_BANDWIDTH_CONFIG = "sink.topics.job.bandwidth";
     public static final String TOPIC_LINK_HEALTH_CONFIG = "sink.topics.link.health";
     public static final String TOPIC_ALERTS_CONFIG = "sink.topics.alerts";
@@ -95,6 +96,8 @@ public final class SinkConfig extends AbstractConfig {
                     Importance.MEDIUM, "Topic of PortSample records.")
             .define(TOPIC_HOST_SAMPLES_CONFIG, Type.STRING, Topics.HOST_SAMPLES, new ConfigDef.NonEmptyString(),
                     Importance.MEDIUM, "Topic of HostIfaceSample records.")
+            .define(TOPIC_GPU_SAMPLES_CONFIG, Type.STRING, Topics.GPU_SAMPLES, new ConfigDef.NonEmptyString(),
+                    Importance.MEDIUM, "Topic of GpuSample records.")
             .define(TOPIC_JOB_BANDWIDTH_CONFIG, Type.STRING, Topics.JOB_BANDWIDTH, new ConfigDef.NonEmptyString(),
                     Importance.MEDIUM, "Topic of JobBandwidth records.")
             .define(TOPIC_LINK_HEALTH_CONFIG, Type.STRING, Topics.LINK_HEALTH, new ConfigDef.NonEmptyString(),
@@ -143,7 +146,7 @@ public final class SinkConfig extends AbstractConfig {
                 Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS_CONFIG)));
     }
 
-    /** The bounds port and host samples are checked against, as in the stream app. */
+    /** The bounds port, host and GPU samples are checked against, as in the stream app. */
     public ContractLimits contractLimits() {
         return ContractLimits.from(this, CONTRACT_PREFIX);
     }
@@ -154,6 +157,10 @@ public final class SinkConfig extends AbstractConfig {
 
     public String hostSamplesTopic() {
         return getString(TOPIC_HOST_SAMPLES_CONFIG);
+    }
+
+    public String gpuSamplesTopic() {
+        return getString(TOPIC_GPU_SAMPLES_CONFIG);
     }
 
     public String jobBandwidthTopic() {
@@ -173,7 +180,7 @@ public final class SinkConfig extends AbstractConfig {
     }
 
     public List<String> inputTopics() {
-        return List.of(portSamplesTopic(), hostSamplesTopic(), jobBandwidthTopic(), linkHealthTopic(), alertsTopic());
+        return List.of(portSamplesTopic(), hostSamplesTopic(), gpuSamplesTopic(), jobBandwidthTopic(), linkHealthTopic(), alertsTopic());
     }
 
     public int metricsPort() {

@@ -98,6 +98,30 @@ class DashboardQueriesTest {
         assertThat((Double) row.get(3)).isCloseTo(peakNic / ClusterScenario.EXPECTED_NIC, within(1e-9));
     }
 
+    @Test
+    void shouldShowOnlyTheJobsGpusBesideItsBandwidth() {
+        GrafanaTemplate job = queries.template(dashboard("rdmamon-job"));
+        assertThat(job.interpolate("$node", "now-1h", null)).isEqualTo("(gpu-03|gpu-04)");
+
+        // bert-large's GPUs are busy (95 %) or waiting in a collective (100 %, no memory traffic); the other nodes'
+        // GPUs, at 50 %, must not show
+        QueryResult.Series utilization = series("rdmamon-job", "GPU utilization").get(0);
+        assertThat(utilization.getColumns()).containsExactly("time", "least busy GPU", "mean",
+                "most memory traffic");
+        List<Double> leastBusy = column(utilization, 1);
+        assertThat(leastBusy).isNotEmpty().allSatisfy(v -> assertThat(v).isBetween(95.0, 100.0));
+        assertThat(leastBusy).contains(100.0);
+        assertThat(column(utilization, 3)).contains(0.0, 30.0);
+
+        QueryResult.Series power = series("rdmamon-job", "GPU power").get(0);
+        assertThat(power.getColumns()).containsExactly("time", "mean per GPU", "highest GPU");
+        assertThat(column(power, 2)).isNotEmpty().allSatisfy(v -> assertThat(v).isIn(120.0, 400.0));
+    }
+
+    private static List<Double> column(QueryResult.Series series, int index) {
+        return series.getValues().stream().map(row -> (Double) row.get(index)).filter(v -> v != null).toList();
+    }
+
     private List<Map<String, String>> seriesTags(String uid, String title) {
         return series(uid, title).stream().map(s -> s.getTags() == null ? Map.<String, String>of() : s.getTags())
                 .toList();

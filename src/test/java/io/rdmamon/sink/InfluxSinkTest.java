@@ -4,6 +4,7 @@ import io.rdmamon.influx.InfluxSetup;
 import io.rdmamon.influx.MeasurementSpec;
 import io.rdmamon.influx.Schema;
 import io.rdmamon.model.Alert;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.Json;
 import io.rdmamon.model.JobBandwidth;
@@ -58,6 +59,8 @@ class InfluxSinkTest {
                 Map.of("tx_bps_limit_drop_cnt", 12L), Map.of("drop", 12L)));
         fixture.send(fixture.hostTopic, "gpu-07/eth0", new HostIfaceSample(1, "gpu-07", "eth0", TS, 1000, 1.25E8,
                 null, 900.0, 800.0, Map.of("rx_dropped", 4L)));
+        fixture.send(fixture.gpuTopic, "gpu-07/3", new GpuSample(1, "gpu-07", 3, "GPU-5f1c", TS, 1000, 100.0, 0.0,
+                123.5, 1980.0, null));
         fixture.send(fixture.jobTopic, "uid-1", new JobBandwidth(1, "uid-1", "llama", "team-a", TS, TS + 10_000,
                 3.0E9, 1.0E9, 2, 3, 1.5E9, 2.0E9, 2.5E9, true, List.of(
                 new JobBandwidth.RankBandwidth(0, "gpu-01", 1.0E9, 0.5E9, 0.375, false),
@@ -71,7 +74,7 @@ class InfluxSinkTest {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.count("alert", "id") == 1
                 && fixture.count("job_rank_bandwidth", "share") == 2 && fixture.count("link_health", "state") == 1
-                && fixture.count("host_iface_errors", "increment") == 1
+                && fixture.count("host_iface_errors", "increment") == 1 && fixture.count("gpu", "power_watts") == 1
                 && fixture.count("rdma_port_errors", "increment") == 1);
 
         assertThat(only("rdma_port")).isEqualTo(row("time", TS, "active", 1.0, "device", "erdma_0",
@@ -86,6 +89,9 @@ class InfluxSinkTest {
                 "tx_packets_per_sec", 900.0));
         assertThat(only("host_iface_errors")).isEqualTo(row("time", TS, "counter", "rx_dropped", "iface", "eth0",
                 "increment", 4.0, "node", "gpu-07"));
+        assertThat(only("gpu")).isEqualTo(row("time", TS, "node", "gpu-07", "gpu", "3", "uuid", "GPU-5f1c",
+                "interval_seconds", 1.0, "utilization_percent", 100.0, "memory_utilization_percent", 0.0,
+                "power_watts", 123.5, "sm_clock_mhz", 1980.0, "processes", null));
         assertThat(only("job_bandwidth")).isEqualTo(row("time", TS, "bytes_per_sec", 4.0E9, "estimated", true,
                 "host_bytes_per_sec", 1.0E9, "rdma_share", 0.8, "job", "llama", "job_uid", "uid-1", "namespace", "team-a", "rank_max_bytes_per_sec", 2.5E9,
                 "rank_median_bytes_per_sec", 2.0E9, "rank_min_bytes_per_sec", 1.5E9, "ranks_expected", 3.0,
@@ -123,20 +129,25 @@ class InfluxSinkTest {
                 "{\"v\":99,\"node\":\"n1\",\"device\":\"mlx5_0\",\"port\":1,\"ts\":1}".getBytes(StandardCharsets.UTF_8));
         fixture.sendRaw(fixture.alertTopic, "x", "{\"v\":1,\"type\":\"LINK_DOWN\",\"status\":\"firing\"}"
                 .getBytes(StandardCharsets.UTF_8));
+        fixture.send(fixture.gpuTopic, "n1/0", new GpuSample(1, "n1", 0, "GPU-1", TS, 1000, 150.0, 0.0, 120.0,
+                1980.0, 1));
+        fixture.send(fixture.gpuTopic, "n1/0", new GpuSample(1, "n1", 0, "GPU-1", TS + 1000, 1000, 100.0, 0.0,
+                120.0, 1980.0, 1));
         fixture.send(fixture.portTopic, "n1/mlx5_0/1", new PortSample(1, "n1", "mlx5_0", 1, TS + 1000, 1000, "sysfs",
                 "ACTIVE", null, null, null, 3.0, 4.0, null, null, null, null));
         fixture.flush();
 
-        List<ConsumerRecord<byte[], byte[]>> dead = readDeadLetters(3);
+        List<ConsumerRecord<byte[], byte[]>> dead = readDeadLetters(4);
 
         // port samples are parsed as the stream app parses them, so their reasons are the stream app's
         assertThat(dead).extracting(r -> header(r, DeadLetter.REASON_HEADER)).containsExactlyInAnyOrder(
                 "not JSON: Unrecognized token 'not': was expecting (JSON String, Number, Array, "
                         + "Object or token 'null', 'true' or 'false')",
                 "unknown schema version v=99 (this rdmamon reads v=1)",
-                "missing id");
+                "missing id",
+                "field 'utilizationPercent' is 150.0: above 100 %");
         assertThat(dead).extracting(r -> header(r, DeadLetter.TOPIC_HEADER))
-                .containsOnly(fixture.portTopic, fixture.alertTopic);
+                .containsOnly(fixture.portTopic, fixture.alertTopic, fixture.gpuTopic);
         DeadLetter notJson = dead.stream().map(r -> envelope(r.value()))
                 .filter(d -> d.reason().startsWith("not JSON")).findFirst().orElseThrow();
         assertThat(notJson.sourceTopic()).isEqualTo(fixture.portTopic);
@@ -144,10 +155,11 @@ class InfluxSinkTest {
         assertThat(notJson.key()).isEqualTo("n1/mlx5_0/1");
         assertThat(Base64.getDecoder().decode(notJson.valueBase64())).asString(StandardCharsets.UTF_8)
                 .isEqualTo("not json at all");
-        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.count("rdma_port", "tx_bytes_per_sec") == 2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.count("rdma_port", "tx_bytes_per_sec") == 2
+                && fixture.count("gpu", "utilization_percent") == 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> fixture.committed(fixture.portTopic) == 4
-                && fixture.committed(fixture.alertTopic) == 1);
-        assertThat(fixture.counter("rdmamon.sink.records.dead.lettered")).isEqualTo(3.0);
+                && fixture.committed(fixture.alertTopic) == 1 && fixture.committed(fixture.gpuTopic) == 2);
+        assertThat(fixture.counter("rdmamon.sink.records.dead.lettered")).isEqualTo(4.0);
     }
 
     @Test

@@ -26,7 +26,7 @@ class SinkConfigTest {
         assertThat(config.influx().rollupRetentionPolicy()).isEqualTo("rp_1y");
         assertThat(config.influx().credentials().kind()).isEqualTo(InfluxCredentials.Kind.NONE);
         assertThat(config.inputTopics()).containsExactly("rdma.port-samples", "rdma.host-samples",
-                "rdma.job-bandwidth", "rdma.link-health", "rdma.alerts");
+                "rdma.gpu-samples", "rdma.job-bandwidth", "rdma.link-health", "rdma.alerts");
         assertThat(config.deadLetterTopic()).isEqualTo("rdma.dead-letter");
         assertThat(config.consumerProps()).containsEntry("group.id", "rdmamon-sink")
                 .containsEntry("enable.auto.commit", false).containsEntry("auto.offset.reset", "earliest");

@@ -33,6 +33,7 @@ final class SinkFixture implements AutoCloseable {
     final String suffix = UUID.randomUUID().toString().substring(0, 8);
     final String portTopic = "port-" + suffix;
     final String hostTopic = "host-" + suffix;
+    final String gpuTopic = "gpu-" + suffix;
     final String jobTopic = "job-" + suffix;
     final String linkTopic = "link-" + suffix;
     final String alertTopic = "alert-" + suffix;
@@ -48,7 +49,7 @@ final class SinkFixture implements AutoCloseable {
 
     SinkFixture(InfluxdProcess influxd) {
         this.influxd = influxd;
-        SharedKafka.createTopics(bootstrap, 1, portTopic, hostTopic, jobTopic, linkTopic, alertTopic, deadTopic);
+        SharedKafka.createTopics(bootstrap, 1, portTopic, hostTopic, gpuTopic, jobTopic, linkTopic, alertTopic, deadTopic);
         this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new ByteArraySerializer());
         this.client = LocalInfluxd.client(influxd);
@@ -61,6 +62,7 @@ final class SinkFixture implements AutoCloseable {
         props.put(InfluxSettings.DATABASE_CONFIG, database);
         props.put(SinkConfig.TOPIC_PORT_SAMPLES_CONFIG, portTopic);
         props.put(SinkConfig.TOPIC_HOST_SAMPLES_CONFIG, hostTopic);
+        props.put(SinkConfig.TOPIC_GPU_SAMPLES_CONFIG, gpuTopic);
         props.put(SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, jobTopic);
         props.put(SinkConfig.TOPIC_LINK_HEALTH_CONFIG, linkTopic);
         props.put(SinkConfig.TOPIC_ALERTS_CONFIG, alertTopic);

@@ -2,6 +2,7 @@ package io.rdmamon.testing;
 
 import io.rdmamon.model.Alert;
 import io.rdmamon.model.CounterClass;
+import io.rdmamon.model.GpuSample;
 import io.rdmamon.model.HostIfaceSample;
 import io.rdmamon.model.JobBandwidth;
 import io.rdmamon.model.JobBandwidth.RankBandwidth;
@@ -30,7 +31,9 @@ import java.util.TreeMap;
  *   <li>{@code resnet-50} (vision): rank 0 on gpu-01/mlx5_1 (10-25%, 85% 80-70 min before the end), rank 1 on
  *   gpu-02/mlx5_1, allocated but idle;</li>
  *   <li>gpu-03/mlx5_2 (unallocated) goes DOWN 45 min before the end and stays down;</li>
- *   <li>gpu-05's collector falls silent 30 min before the end.</li>
+ *   <li>gpu-05's collector falls silent 30 min before the end;</li>
+ *   <li>every node has {@link #GPUS_PER_NODE} GPUs: bert-large's at 95% busy, all at 100% with no memory traffic
+ *   (waiting in a collective) while the job stalls; the other nodes' at 50%.</li>
  * </ul>
  */
 public final class ClusterScenario {
@@ -40,6 +43,7 @@ public final class ClusterScenario {
     public static final String SILENT_NODE = "gpu-05";
     /** What the operator expects of one mlx5 NIC (streams.nic.expected.device.types); resnet-50's is not known. */
     public static final double EXPECTED_NIC = 20e9;
+    public static final int GPUS_PER_NODE = 2;
 
     public record Link(String node, String device, int port) {
         @Override
@@ -81,6 +85,7 @@ public final class ClusterScenario {
     public final List<PortSample> portSamples = new ArrayList<>();
     public final List<LinkHealth> linkHealth = new ArrayList<>();
     public final List<HostIfaceSample> hostSamples = new ArrayList<>();
+    public final List<GpuSample> gpuSamples = new ArrayList<>();
     public final List<JobBandwidth> jobBandwidth = new ArrayList<>();
     public final List<Alert> alerts = new ArrayList<>();
 
@@ -184,8 +189,20 @@ public final class ClusterScenario {
                         ? Map.of("rx_dropped", 2L) : Map.of();
                 hostSamples.add(new HostIfaceSample(1, node, "eth0", t, STEP_MS, storage, 2.0e7, storage / 9000,
                         2.0e7 / 9000, errors));
+                for (int gpu = 0; gpu < GPUS_PER_NODE; gpu++) {
+                    gpuSamples.add(gpuSample(node, gpu, t));
+                }
             }
         }
+    }
+
+    private GpuSample gpuSample(String node, int gpu, long t) {
+        boolean bert = node.equals("gpu-03") || node.equals("gpu-04");
+        int before = minutesBeforeEnd(t);
+        boolean waiting = bert && before >= 40 && before < 50;
+        double util = waiting ? 100.0 : bert ? 95.0 : 50.0;
+        return new GpuSample(GpuSample.VERSION, node, gpu, "GPU-" + node + "-" + gpu, t, STEP_MS, util,
+                waiting ? 0.0 : 30.0, waiting ? 120.0 : 400.0, 1980.0, gpu == 1 && !bert ? null : 1);
     }
 
     /** eth0's transmit rate: storage traffic, with a checkpoint every 30 minutes on bert-large's nodes. */

@@ -102,6 +102,7 @@ public final class ScenarioDatabase {
         Map<String, String> topics = Map.of(
                 SinkConfig.TOPIC_PORT_SAMPLES_CONFIG, "scenario-port-" + suffix,
                 SinkConfig.TOPIC_HOST_SAMPLES_CONFIG, "scenario-host-" + suffix,
+                SinkConfig.TOPIC_GPU_SAMPLES_CONFIG, "scenario-gpu-" + suffix,
                 SinkConfig.TOPIC_JOB_BANDWIDTH_CONFIG, "scenario-job-" + suffix,
                 SinkConfig.TOPIC_LINK_HEALTH_CONFIG, "scenario-link-" + suffix,
                 SinkConfig.TOPIC_ALERTS_CONFIG, "scenario-alert-" + suffix,
@@ -123,6 +124,8 @@ public final class ScenarioDatabase {
                     Json.toBytes(s))));
             scenario.hostSamples.forEach(s -> producer.send(new ProducerRecord<>(config.hostSamplesTopic(), s.key(),
                     Json.toBytes(s))));
+            scenario.gpuSamples.forEach(s -> producer.send(new ProducerRecord<>(config.gpuSamplesTopic(), s.key(),
+                    Json.toBytes(s))));
             scenario.jobBandwidth.forEach(b -> producer.send(new ProducerRecord<>(config.jobBandwidthTopic(),
                     b.uid(), Json.toBytes(b))));
             scenario.linkHealth.forEach(h -> producer.send(new ProducerRecord<>(config.linkHealthTopic(),
@@ -138,10 +141,12 @@ public final class ScenarioDatabase {
             await().atMost(Duration.ofSeconds(90)).ignoreExceptions().untilAsserted(() -> assertThat(List.of(
                     LocalInfluxd.count(reader, db, rp, Schema.RDMA_PORT.name(), Schema.INTERVAL_SECONDS),
                     LocalInfluxd.count(reader, db, rp, Schema.HOST_IFACE.name(), Schema.INTERVAL_SECONDS),
+                    LocalInfluxd.count(reader, db, rp, Schema.GPU_SAMPLE.name(), Schema.INTERVAL_SECONDS),
                     LocalInfluxd.count(reader, db, rp, Schema.JOB_BANDWIDTH.name(), Schema.BYTES_PER_SEC),
                     LocalInfluxd.count(reader, db, rp, Schema.LINK_HEALTH.name(), Schema.ACTIVE),
                     LocalInfluxd.count(reader, db, rp, Schema.ALERT.name(), Schema.FIRING)))
                     .containsExactly((long) scenario.portSamples.size(), (long) scenario.hostSamples.size(),
+                            (long) scenario.gpuSamples.size(),
                             (long) scenario.jobBandwidth.size(), (long) scenario.linkHealth.size(),
                             (long) scenario.alerts.size()));
             sink.close();
