@@ -55,7 +55,7 @@ class InfluxSetupTest {
                 List.of("rp_1y", "8760h0m0s", "168h0m0s", 1.0, false));
         assertThat(queries).extracting(row -> row.get(0)).containsExactlyInAnyOrder(
                 "cq_rdma_port_1m", "cq_rdma_port_errors_1m", "cq_host_iface_1m", "cq_host_iface_errors_1m",
-                "cq_job_bandwidth_1m", "cq_job_rank_bandwidth_1m", "cq_link_health_1m", "cq_alert_1m");
+                "cq_gpu_1m", "cq_job_bandwidth_1m", "cq_job_rank_bandwidth_1m", "cq_link_health_1m", "cq_alert_1m");
         assertThat(queries).allSatisfy(row -> assertThat(row.get(1).toString())
                 .contains("RESAMPLE EVERY 1m FOR 5m", "INTO " + database + ".rp_1y.", "GROUP BY time(1m), *"));
         assertThat(LocalInfluxd.rows(influx, database, "SHOW RETENTION POLICIES ON " + database)).isEqualTo(policies);
@@ -74,7 +74,7 @@ class InfluxSetupTest {
         assertThat(LocalInfluxd.rows(influx, database, "SHOW RETENTION POLICIES ON " + database)).contains(
                 List.of("rp_raw", "36h0m0s", "1h0m0s", 1.0, true),
                 List.of("rp_1y", "720h0m0s", "24h0m0s", 1.0, false));
-        assertThat(continuousQueries()).hasSize(8)
+        assertThat(continuousQueries()).hasSize(9)
                 .allSatisfy(row -> assertThat(row.get(1).toString()).contains("FOR 10m"));
     }
 
