@@ -32,6 +32,8 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
     private static final byte LIFECYCLE = 3;
     /** Added to format 2 with the GPU samples (issue 44): an app of an earlier release fails on it, naming the kind. */
     private static final byte GPU = 4;
+    /** A GPU sample with its optional fields (MIG devices, read error, process activity); {@link #GPU} is still read. */
+    private static final byte GPU_WITH_ACTIVITY = 5;
 
     public JobEventBatchSerde() {
         super("a job event batch");
@@ -50,7 +52,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
                 out.writeByte(HOST);
                 out.host(event.host());
             } else if (event.gpu() != null) {
-                out.writeByte(GPU);
+                out.writeByte(GPU_WITH_ACTIVITY);
                 out.gpu(event.gpu());
             } else {
                 out.writeByte(LIFECYCLE);
@@ -77,7 +79,8 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             switch (kind) {
                 case PORT -> events.add(JobEvent.of(format == FORMAT ? in.port() : in.wholeSamplePort()));
                 case HOST -> events.add(JobEvent.of(in.host()));
-                case GPU -> events.add(JobEvent.of(in.gpu()));
+                case GPU -> events.add(JobEvent.of(in.gpu(false)));
+                case GPU_WITH_ACTIVITY -> events.add(JobEvent.of(in.gpu(true)));
                 case LIFECYCLE -> {
                     byte[] json = new byte[in.varInt()];
                     in.readFully(json);
@@ -139,6 +142,16 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             nullableDouble(g.smClockMHz());
             // processes + 1: 0 stands for null
             varInt(g.processes() == null ? 0 : g.processes() + 1);
+            List<String> mig = g.migDevices() == null ? List.of() : g.migDevices();
+            varInt(mig.size());
+            for (String id : mig) {
+                string(id);
+            }
+            string(g.error());
+            nullableDouble(g.processCpuCores());
+            nullableDouble(g.processReadBytesPerSec());
+            nullableDouble(g.processWriteBytesPerSec());
+            string(g.processStates());
         }
 
         private void holder(Holder holder) throws IOException {
@@ -194,7 +207,7 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
                     nullableDouble(), nullableDouble(), nullableDouble(), nullableDouble(), counts());
         }
 
-        GpuSample gpu() throws IOException {
+        GpuSample gpu(boolean withActivity) throws IOException {
             int v = varInt();
             String node = string();
             int gpu = varInt();
@@ -206,8 +219,18 @@ public final class JobEventBatchSerde extends CompactSerde<JobEventBatch> {
             Double power = nullableDouble();
             Double clock = nullableDouble();
             int processes = varInt();
+            if (!withActivity) {
+                return new GpuSample(v, node, gpu, uuid, ts, intervalMs, utilization, memory, power, clock,
+                        processes == 0 ? null : processes - 1);
+            }
+            int migCount = varInt();
+            List<String> mig = migCount == 0 ? null : new ArrayList<>(migCount);
+            for (int i = 0; i < migCount; i++) {
+                mig.add(string());
+            }
             return new GpuSample(v, node, gpu, uuid, ts, intervalMs, utilization, memory, power, clock,
-                    processes == 0 ? null : processes - 1);
+                    processes == 0 ? null : processes - 1, mig, string(), nullableDouble(), nullableDouble(),
+                    nullableDouble(), string());
         }
 
         private Holder holder() throws IOException {

@@ -41,7 +41,11 @@ class JobEventBatchSerdeTest {
                 JobEvent.of(new GpuSample(1, "gpu-2", 0, null, 1_700_000_001_500L, 200, null, null, null, null,
                         null)),
                 JobEvent.of(new GpuSample(1, "gpu-2", 1, "GPU-0", 1_700_000_001_500L, 200, 0.0, 0.0, 73.0, 345.0,
-                        0))));
+                        0)),
+                JobEvent.of(new GpuSample(1, "gpu-2", 2, "GPU-2", 1_700_000_001_500L, 1000, null, null, 90.0, 1980.0,
+                        1, List.of("MIG-a1", "MIG-b2"), "GPU is lost", 0.02, 0.0, 12.7e6, "DS")),
+                JobEvent.of(new GpuSample(1, "gpu-2", 3, "GPU-3", 1_700_000_001_500L, 1000, 99.0, 1.0, 120.0, 1980.0,
+                        1, null, null, 1.01, null, null, "R"))));
 
         JobEventBatch back = roundTrip(batch);
 
