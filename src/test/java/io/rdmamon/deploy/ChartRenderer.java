@@ -29,6 +29,7 @@ final class ChartRenderer {
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+    static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern ACTION = Pattern.compile("\\{\\{(-?)\\s*(.*?)\\s*(-?)}}", Pattern.DOTALL);
     private static final Pattern NINDENT = Pattern.compile("(.+?)\\s*\\|\\s*nindent\\s+(\\d+)");
     private static final Pattern INCLUDE = Pattern.compile("include\\s+\"([^\"]+)\"\\s+\\.");
