@@ -206,7 +206,7 @@ public final class ManifestRuns {
         Files.writeString(dir.resolve("init"), init + "\n");
         Files.writeString(dir.resolve("probe"), probe + "\n");
         Files.writeString(dir.resolve("where"), where + "\n");
-        Files.writeString(dir.resolve("fingerprint"), fingerprint(dir, args) + "\n");
+        Files.writeString(dir.resolve("fingerprint"), fingerprint(dir, volumePrefix, args) + "\n");
     }
 
     private String mount(Path dir, Map<String, Object> workload, Map<String, Object> podSpec, Map<String, Object> m,
@@ -268,13 +268,16 @@ public final class ManifestRuns {
         }
     }
 
-    /** Of the arguments (this plan's own folder written as '@') and every file the container is given. */
-    private static String fingerprint(Path dir, List<String> args) throws IOException {
+    /**
+     * Of the arguments (this plan's own folder written as '@', the volume prefix as '@volumes') and every file the
+     * container is given.
+     */
+    private static String fingerprint(Path dir, String volumePrefix, List<String> args) throws IOException {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             String own = dir.toAbsolutePath().toString();
             for (String arg : args) {
-                sha.update((arg.replace(own, "@") + "\n").getBytes(StandardCharsets.UTF_8));
+                sha.update((arg.replace(own, "@").replace(volumePrefix, "@volumes") + "\n").getBytes(StandardCharsets.UTF_8));
             }
             Path volumes = dir.resolve("volumes");
             if (Files.isDirectory(volumes)) {
