@@ -113,6 +113,7 @@ mf_run_source() {
       "$work/mf-records.jsonl" | sed 's/.*"device":"//; s/"//' | sort -u | tr '\n' ' ')"
     [ "$count" -gt 0 ] || ok=1
     mf_host_samples "$source" "$node" || ok=1
+    mf_collector_once "$source" || ok=1
   fi
   for entry in "${started[@]}"; do pm rm -f -v -t 5 "${entry#*:}" >/dev/null 2>&1 || true; done
   return $ok
@@ -134,60 +135,4 @@ mf_setup() {
   track_pid $!
   mf_api="http://127.0.0.1:$api_port"
   wait_for 60 curl -sf "$mf_api/api/v1/nodes" || { cat "$work/mf-api.log" >&2; return 1; }
-}
-
-# collector.host.interfaces=auto: where this machine's default-route interface (the collector reads /proc/1/net/route,
-# the host's through hostPID) is in the fixture tree, its samples must be on rdma.host-samples.
-mf_host_samples() {
-  local source=$1 node=$2 iface sysfs
-  iface="$(awk '$2 == "00000000" { print $1; exit }' /proc/1/net/route)"
-  sysfs="$(sed -n 's#^--volume=\(.*\):/host/sys:ro$#\1#p' "$work/mf/$source"/*/args | head -1)"
-  if [ -z "$iface" ] || [ ! -e "$sysfs/class/net/$iface" ]; then
-    say "$source: host interfaces auto: this machine's default route (${iface:-none}) is not in the fixture tree: not checked"
-    return 0
-  fi
-  pm run --rm "${run_flags[@]}" "$streams_image" testbed consume --bootstrap-servers "$bootstrap" \
-    --topic rdma.host-samples --min 100000000 --timeout PT15S >"$work/mf-host.jsonl" 2>/dev/null || true
-  grep -q "\"node\":\"$node\",\"iface\":\"$iface\"" "$work/mf-host.jsonl" \
-    || { say "$source: no host sample of $iface (the default route's) from $node"; return 1; }
-  say "$source: host interfaces auto: samples of $iface, the default route's interface, on rdma.host-samples"
-}
-
-# The checks (containers-test runs each through check, after mf_setup)
-
-manifests_plain_and_chart_defaults() {
-  mf_plan plain ct-plain mlx4
-  mf_plan chart-defaults ct-plain mlx4 --chart
-  diff <(cat "$work/mf/plain"/*/fingerprint) <(cat "$work/mf/chart-defaults"/*/fingerprint) >/dev/null \
-    || { say "the chart rendered with its defaults starts other containers than deploy/kubernetes"; return 1; }
-  say "chart with default values: the same $(ls "$work/mf/plain" | wc -l) containers as deploy/kubernetes (arguments and files)"
-  mf_run_source plain ct-plain
-}
-
-manifests_example() {
-  local values=$1 node=$2 sysfs=$3 source
-  source="$(basename "$values" .yaml)"
-  mf_plan "$source" "$node" "$sysfs" --chart --values "$values"
-  mf_run_source "$source" "$node"
-}
-manifests_ack_erdma() { manifests_example deploy/helm/rdmamon/examples/ack-erdma.yaml ct-ack erdma; }
-manifests_volcano_mlx5() { manifests_example deploy/helm/rdmamon/examples/volcano-mlx5.yaml ct-volcano mlx5; }
-
-# The collector DaemonSet's args under the image's old ENTRYPOINT, which ended in --config: the collector refuses the
-# second --config and exits 2, and mf_wait_ready reports it. This is what the checks above would show if it came back.
-manifests_config_clash_is_caught() {
-  local plan name="rdmamon-ct-mf-$$-clash" old
-  plan="$(grep -lx collector "$work/mf/plain"/*/role | head -1)"; plan="${plan%/role}"
-  old="$(podman image inspect --format '{{json .Config.Entrypoint}}' "$collector_image" \
-    | sed 's#\]$#,"--config","/etc/rdmamon/collector.properties"]#')"
-  say "the old ENTRYPOINT: $old, then the DaemonSet's args: $(sed -n '/^localhost/,$p' "$plan/args" | tail -n +2 | tr '\n' ' ')"
-  if mf_run "$plan" "$name" --entrypoint "$old" && mf_wait_ready "$plan" "$name" 2>"$work/mf-clash.log"; then
-    say "the collector started with two --config options"; pm rm -f "$name" >/dev/null; return 1
-  fi
-  cat "$work/mf-clash.log" >&2
-  local code; code="$(podman inspect --format '{{.State.ExitCode}}' "$name")"
-  podman logs "$name" 2>&1 | grep -q "should be specified only once" && [ "$code" = 2 ] \
-    || { say "expected exit 2 and 'should be specified only once', got exit $code"; return 1; }
-  pm rm -f "$name" >/dev/null
-  say "caught: exit 2, \"option '--config' should be specified only once\" (the check above would FAIL)"
 }
