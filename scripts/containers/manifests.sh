@@ -131,7 +131,9 @@ mf_setup() {
   local p
   for p in collector streams sink alerts jobs-watch; do mf_ports[$p]="$(free_port)"; done
   local api_port; api_port="$(free_port)"
-  mf_java io.rdmamon.deploy.FakeKubernetesApi "$api_port" ct-node >"$work/mf-api.log" 2>&1 &
+  # java itself in the background, not a function: cleanup kills the process whose id is tracked
+  java -cp "target/test-classes:target/classes:$(cat "$work/test-classpath")" io.rdmamon.deploy.FakeKubernetesApi \
+    "$api_port" ct-node >"$work/mf-api.log" 2>&1 &
   track_pid $!
   mf_api="http://127.0.0.1:$api_port"
   wait_for 60 curl -sf "$mf_api/api/v1/nodes" || { cat "$work/mf-api.log" >&2; return 1; }
