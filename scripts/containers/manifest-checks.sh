@@ -53,8 +53,10 @@ manifests_config_clash_is_caught() {
     say "the collector started with two --config options"; pm rm -f "$name" >/dev/null; return 1
   fi
   cat "$work/mf-clash.log" >&2
-  local code; code="$(podman inspect --format '{{.State.ExitCode}}' "$name")"
-  podman logs "$name" 2>&1 | grep -q "should be specified only once" && [ "$code" = 2 ] \
+  local code log
+  code="$(podman inspect --format '{{.State.ExitCode}}' "$name")"
+  log="$(podman logs "$name" 2>&1)"   # not piped into grep -q: podman logs would die of SIGPIPE (pipefail)
+  grep -q "should be specified only once" <<<"$log" && [ "$code" = 2 ] \
     || { say "expected exit 2 and 'should be specified only once', got exit $code"; return 1; }
   pm rm -f "$name" >/dev/null
   say "caught: exit 2, \"option '--config' should be specified only once\" (the check above would FAIL)"

@@ -79,7 +79,8 @@ public final class CollectorCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--host-interfaces", paramLabel = "IF,...",
-            description = "Host network interfaces to sample (collector.host.interfaces), e.g. eth0.")
+            description = "Host network interfaces to sample (collector.host.interfaces), e.g. eth0; auto: the "
+                    + "default route's.")
     String hostInterfaces;
 
     @Option(names = "--metrics-port", description = "Prometheus /metrics port (metrics.port, default 9464; -1 off).")
