@@ -63,7 +63,7 @@ mf_wait_ready() {
     [ $SECONDS -lt $deadline ] || { say "$(cat "$plan/where"): $url not ready in 300 s"; podman logs "$name" 2>&1 | tail -8 >&2; return 1; }
     sleep 1
   done
-  say "$(cat "$plan/where"): ready, $url answers ($(($(date +%s) - $(podman inspect --format '{{.State.StartedAt.Unix}}' "$name"))) s after start)"
+  say "$(basename "$(dirname "$plan")"): $(cat "$plan/where"): ready, $url answers ($(($(date +%s) - $(podman inspect --format '{{.State.StartedAt.Unix}}' "$name"))) s after start)"
 }
 
 mf_port_key() {
