@@ -133,7 +133,7 @@ final class GpuActivity {
                   String jobTitle) {
         List<Gpu> counted = counted(nodes, cfg);
         if (counted == null) {
-            return Verdict.NONE;
+            return held(quietSince);
         }
         long at = Math.min(now, newest); // what both clocks have seen
         long waitingFrom = NEVER;
@@ -162,18 +162,21 @@ final class GpuActivity {
         if (waiting.size() == counted.size()) {
             // training looks the same on the GPUs: only the part of the wait inside the network quiet counts
             long since = Math.max(waitingFrom, quietSince);
-            return at - since >= cfg.stallGpuWaitMs()
-                    ? new Verdict(inCollective(since, quietSince, at, counted.size(), uid, jobTitle), false)
-                    : Verdict.NONE;
-        }
-        if (!waiting.isEmpty() && !outside.isEmpty() && waitOrOutside) {
+            if (at - since >= cfg.stallGpuWaitMs()) {
+                return new Verdict(inCollective(since, quietSince, at, counted.size(), uid, jobTitle), false);
+            }
+        } else if (!waiting.isEmpty() && !outside.isEmpty() && waitOrOutside) {
             long since = Math.max(Math.max(waitingFrom, outsideFrom), quietSince);
             if (at - since >= cfg.stallGpuWaitMs()) {
                 return new Verdict(waitingForOthers(waiting, outside, since, quietSince, at, uid, jobTitle), false);
             }
         }
-        // ranks that exited during this quiet leave no collective to stall, whatever runs after them
-        return emptiedAt >= quietSince ? Verdict.HOLD : Verdict.NONE;
+        return held(quietSince);
+    }
+
+    /** Ranks that exited during this quiet leave no collective to stall, whatever runs (or is seen) after them. */
+    private Verdict held(long quietSince) {
+        return emptiedAt != NEVER && emptiedAt >= quietSince ? Verdict.HOLD : Verdict.NONE;
     }
 
     /**

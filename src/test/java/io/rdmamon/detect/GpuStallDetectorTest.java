@@ -311,6 +311,23 @@ class GpuStallDetectorTest {
     }
 
     @Test
+    void shouldStillFlagARestartedRunWhoseRanksHangInACollective() {
+        // the ranks exit and come back in the same pods (the learned rule is held), then hang in their first
+        // collective: the GPUs still tell, 3-5 s after the wait began
+        long end = T0 + 300_000;
+        long hang = end + 20_000;
+        phase(end, all(GpuReading.NO_PROCESS));
+        phase(end + 10_000, all(IDLE));
+        phase(hang, all(WAITING));
+        List<Alert> alerts = afterTheLongPause(run(hang + 60_000, true, (sim, job) -> job.pause(end, Long.MAX_VALUE)));
+
+        assertThat(firing(alerts)).singleElement().satisfies(a -> {
+            assertThat(a.labels()).containsEntry("evidence", GpuActivity.IN_COLLECTIVE);
+            assertThat(a.detectedAt() - hang).isBetween(3_000L, 5_000L);
+        });
+    }
+
+    @Test
     void shouldRaiseNoAlarmOnAnUploadAfterTraining() {
         // torchrun train.py && python upload.py: GPUs empty, RDMA quiet, eth0 busy for 4 min, then the pod ends
         long end = T0 + 300_000;
