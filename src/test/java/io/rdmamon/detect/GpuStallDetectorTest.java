@@ -374,6 +374,24 @@ class GpuStallDetectorTest {
     }
 
     @Test
+    void shouldReportALostGpuThatNoJobHoldsAsAWarning() {
+        long end = T0 + 250_000;
+        long lost = T0 + 300_000;
+        phase(end, all(GpuReading.NO_PROCESS));
+        phase(lost, one("n1", 0, GpuReading.LOST, GpuReading.NO_PROCESS));
+        List<Alert> alerts = run(lost + 30_000, true, (sim, job) -> sim.record(job.pause(end, Long.MAX_VALUE),
+                JobRecord.SUCCEEDED, end + 3_000));
+
+        assertThat(firing(alerts, Alert.GPU_LOST)).singleElement().satisfies(a -> {
+            assertThat(a.severity()).isEqualTo("warning");
+            assertThat(a.job()).isNull();
+            assertThat(a.node()).isEqualTo("n1");
+            assertThat(a.labels()).doesNotContainKeys("jobs", "uid");
+            assertThat(a.summary()).contains("No Running job holds it");
+        });
+    }
+
+    @Test
     void shouldReportAGpuWhoseReadingsTurnToErrorsUntilTheyComeBack() {
         long lost = T0 + 300_000;
         phase(lost, one("n2", 0, GpuReading.LOST, GpuReading.TRAINING));
