@@ -160,7 +160,7 @@ class DashboardLintTest {
 
         assertThat(rules).extracting(r -> r.path("uid").asText()).doesNotHaveDuplicates().containsExactlyInAnyOrder(
                 "rdmamon-stalled-sync", "rdmamon-link-down", "rdmamon-link-degraded", "rdmamon-link-idle",
-                "rdmamon-collector-silent", "rdmamon-tcp-fallback");
+                "rdmamon-collector-silent", "rdmamon-tcp-fallback", "rdmamon-gpu-lost", "rdmamon-gpu-idle");
         assertThat(rules).allSatisfy(r -> {
             String uid = r.path("uid").asText();
             assertThat(r.path("title").asText()).as(uid).isNotBlank();
