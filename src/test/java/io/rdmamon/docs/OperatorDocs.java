@@ -121,6 +121,19 @@ public final class OperatorDocs {
         return docs;
     }
 
+    /** Every Markdown file of the repository (history and component READMEs too; build output and shared/ not). */
+    public static List<Doc> everyMarkdownFile() {
+        try (Stream<Path> files = Files.walk(Path.of("."))) {
+            return files.map(p -> Path.of(".").relativize(p).normalize().toString().replace('\\', '/'))
+                    .filter(f -> f.endsWith(".md"))
+                    .filter(f -> !f.startsWith("target/") && !f.startsWith(".git/") && !f.startsWith("shared/")
+                            && !f.contains("/target/") && !f.contains("node_modules/"))
+                    .sorted().map(OperatorDocs::read).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public static Doc read(String file) {
         try {
             List<String> lines = Files.readAllLines(Path.of(file));
