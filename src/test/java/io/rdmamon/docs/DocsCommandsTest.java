@@ -8,17 +8,28 @@ import picocli.CommandLine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every {@code ./rdmamon ...} command shown in the README or docs/ (a line of a code block, or an inline code span)
+ * Every {@code ./rdmamon ...} command shown in the README or docs/ (a line of a code block, or an inline code span;
+ * {@code rdmamon SUBCOMMAND ...} without the {@code ./} too)
  * still parses: through the command line of {@link Main} ({@code ./rdmamon collector} runs the same
  * {@code CollectorCommand}), options, their values' types and the subcommand names included. Parsed only: nothing runs.
  * A renamed option, a removed subcommand or a value of the wrong type in a doc fails here with the file and line.
  */
 class DocsCommandsTest {
+    /**
+     * Marks a command named without {@code ./} ({@code rdmamon replay}): often a command's name in a sentence rather than
+     * a whole command line, so its required options and {@code <placeholders>} may be left out; what it does give
+     * must still parse.
+     */
+    static final String MENTION = "(mention) ";
+    private static final Pattern BARE = Pattern.compile("rdmamon ([a-z]+)(?:\\s|$)");
+    private static final Set<String> SUBCOMMANDS = Main.commandLine().getSubcommands().keySet();
     private static final Pattern SEPARATORS = Pattern.compile("\\s*(?:&&|\\|\\||;|\\s\\|\\s|\\s[12]?>>?\\s?|\\s<\\s).*$");
 
     @Test
@@ -26,11 +37,20 @@ class DocsCommandsTest {
         List<Piece> commands = commands(OperatorDocs.all());
         List<String> failures = new ArrayList<>();
         for (Piece command : commands) {
-            List<String> args = words(command.text());
+            boolean mention = command.text().startsWith(MENTION);
+            String text = mention ? command.text().substring(MENTION.length()) : command.text();
+            List<String> args = words(text);
+            if (mention) {
+                args.removeIf(w -> w.matches("<[^>]*>")); // a placeholder: the option it belongs to is named only
+            }
             try {
                 Main.commandLine().parseArgs(args.subList(1, args.size()).toArray(String[]::new));
+            } catch (CommandLine.MissingParameterException e) {
+                if (!mention) {
+                    failures.add(command.where() + ": " + text + "\n    " + e.getMessage());
+                }
             } catch (CommandLine.ParameterException e) {
-                failures.add(command.where() + ": " + command.text() + "\n    " + e.getMessage());
+                failures.add(command.where() + ": " + text + "\n    " + e.getMessage());
             }
         }
 
@@ -45,6 +65,7 @@ class DocsCommandsTest {
         assertThat(parses("./rdmamon demo --no-such-option")).isFalse();
         assertThat(parses("./rdmamon demo --duration soon")).isFalse();
         assertThat(parses("./rdmamon no-such-role")).isFalse();
+        assertThat(parses("./rdmamon simulate acs-p16en")).as("a scenario is an option's value").isFalse();
     }
 
     private static boolean parses(String line) {
@@ -78,6 +99,12 @@ class DocsCommandsTest {
 
     private static void add(List<Piece> out, Piece piece) {
         String text = piece.text();
+        // ./rdmamon ..., or rdmamon followed by one of its subcommands (not the demo's title line "rdmamon demo: ...")
+        Matcher bare = BARE.matcher(text);
+        boolean mention = bare.lookingAt() && SUBCOMMANDS.contains(bare.group(1));
+        if (mention) {
+            text = "./" + text;
+        }
         if (!text.equals("./rdmamon") && !text.startsWith("./rdmamon ")) {
             return;
         }
@@ -86,7 +113,7 @@ class DocsCommandsTest {
         text = SEPARATORS.matcher(text).replaceFirst("");
         // a synopsis' optional parts ([--json]) and ellipses are not part of any one command
         text = text.replaceAll("\\s\\[[^\\]]*\\]", "").replaceAll("\\s\\.\\.\\.", "").strip();
-        out.add(new Piece(piece.file(), piece.line(), text));
+        out.add(new Piece(piece.file(), piece.line(), mention ? MENTION + text : text));
     }
 
     /** Shell words: split on blanks, single and double quotes kept together and removed. */
