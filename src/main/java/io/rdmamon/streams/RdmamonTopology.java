@@ -114,7 +114,7 @@ public final class RdmamonTopology {
 
     /**
      * The app's sources and sample decoding with nothing after them: what {@code rdmamon bench streams --floor} runs
-     * to measure the least any Kafka Streams app with these settings pays to read the samples (README, Figures).
+     * to measure the least any Kafka Streams app with these settings pays to read the samples (docs/performance.md).
      */
     public static Topology buildDecodeOnly(StreamsAppConfig cfg, MeterRegistry registry) {
         return build(cfg, builder -> {
