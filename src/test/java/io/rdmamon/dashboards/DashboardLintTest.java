@@ -227,7 +227,9 @@ class DashboardLintTest {
                 "rdmamon-link-degraded", "warning",        // LinkDegradedDetector
                 "rdmamon-link-idle", "info",               // LinkIdleDetector
                 "rdmamon-collector-silent", "warning",     // CollectorSilenceDetector
-                "rdmamon-tcp-fallback", "warning");        // TcpFallbackDetector
+                "rdmamon-tcp-fallback", "warning",         // TcpFallbackDetector
+                "rdmamon-gpu-lost", "critical",            // GpuLostDetector, a GPU a Running job holds
+                "rdmamon-gpu-idle", "warning");            // GpuIdleDetector
         Set<String> allDay = new HashSet<>();
         GrafanaFiles.yaml("alerting/mute-timings.yaml").path("muteTimes").forEach(m -> {
             JsonNode intervals = m.path("time_intervals");
