@@ -11,9 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code rdmamon bench}: the benchmarks whose figures the README quotes; each prints its figures. */
+/** {@code rdmamon bench}: the benchmarks whose figures docs/performance.md quotes; each prints its figures. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Run a benchmark and print its figures (README, section Figures).",
+        description = "Run a benchmark and print its figures (docs/performance.md).",
         subcommands = {BenchCommand.Collector.class, BenchCommand.Publish.class, SinkBenchmark.class,
                 SizingBenchmark.class, StreamsBenchmark.class, StreamsBenchmark.RawConsumer.class,
                 FailoverBenchmark.class})

@@ -28,7 +28,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Figures for the README, not a test: bytes per typical port record (JSON, and on the wire in compressed batches),
+ * Figures for docs/performance.md, not a test: bytes per typical port record (JSON, and on the wire in compressed batches),
  * and records per second through {@link KafkaSampleSink} into a real broker (an in-process one unless
  * {@code --bootstrap} names another).
  *

@@ -52,7 +52,7 @@ import java.util.function.Predicate;
  */
 @Command(name = "sizing", mixinStandardHelpOptions = true,
         description = "CPU, memory and throughput of the stream app and the sink for a simulated cluster "
-                + "(README, section Sizing).")
+                + "(docs/performance.md and docs/runbook.md, Sizing).")
 public final class SizingBenchmark implements Callable<Integer> {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SizingBenchmark.class);
     @Option(names = "--nodes", defaultValue = "1000", description = "GPU nodes (default ${DEFAULT-VALUE}).")

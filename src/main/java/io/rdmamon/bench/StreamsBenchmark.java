@@ -47,7 +47,7 @@ import java.util.stream.Collectors;
  */
 @Command(name = "streams", mixinStandardHelpOptions = true,
         description = "The stream app's rate, CPU and Kafka writes per sample against a raw consumer of the same "
-                + "backlog (README, Figures).")
+                + "backlog (docs/performance.md).")
 public final class StreamsBenchmark implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "250", description = "GPU nodes (default ${DEFAULT-VALUE}).")
     int nodes;

@@ -94,6 +94,16 @@ public final class DemoCommand implements Callable<Integer> {
             + "screen (default when stdout is not a terminal).")
     boolean plain;
 
+    /** The live view's first line (package-private: the README's demo output is compared with it). */
+    static String title(String bootstrap, Duration degradeAt, Duration hangAt) {
+        return String.format("rdmamon demo: 8 simulated GPU nodes (4 RoCE mlx5, 4 eRDMA) and 4 ACS pods "
+                        + "(%s/%s: P16EN, sockets intended; %s/%s: GU8TF, RDMA), broker %s. gpu-node-2/mlx5_0 "
+                        + "degrades at +%ds, %s hangs at +%ds, %s trains over TCP. Ctrl-C stops.",
+                SimulatedCluster.ACS_NAMESPACE, SimulatedCluster.ACS_SOCKET_JOB, SimulatedCluster.ACS_NAMESPACE,
+                SimulatedCluster.ACS_RDMA_JOB, bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB,
+                hangAt.toSeconds(), SimulatedCluster.FALLBACK_JOB);
+    }
+
     @Override
     public Integer call() throws Exception {
         boolean temporary = workDir == null;
@@ -140,13 +150,8 @@ public final class DemoCommand implements Callable<Integer> {
             }
 
             PrintWriter out = spec.commandLine().getOut();
-            String title = String.format("rdmamon demo: 8 simulated GPU nodes (4 RoCE mlx5, 4 eRDMA) and 4 ACS pods "
-                            + "(%s/%s: P16EN, sockets intended; %s/%s: GU8TF, RDMA), broker %s. gpu-node-2/mlx5_0 "
-                            + "degrades at +%ds, %s hangs at +%ds, %s trains over TCP. Ctrl-C stops.",
-                    SimulatedCluster.ACS_NAMESPACE, SimulatedCluster.ACS_SOCKET_JOB, SimulatedCluster.ACS_NAMESPACE,
-                    SimulatedCluster.ACS_RDMA_JOB, bootstrap, degradeAt.toSeconds(), SimulatedCluster.BERT_JOB,
-                    hangAt.toSeconds(), SimulatedCluster.FALLBACK_JOB);
-            LiveView view = new LiveView(bootstrap, out, !plain && System.console() != null, title);
+            LiveView view = new LiveView(bootstrap, out, !plain && System.console() != null,
+                    title(bootstrap, degradeAt, hangAt));
             open.add(0, view);
             Thread viewThread = new Thread(view, "demo-view");
             viewThread.start();

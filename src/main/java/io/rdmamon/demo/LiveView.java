@@ -76,7 +76,8 @@ public final class LiveView implements Runnable, AutoCloseable {
         }
     }
 
-    private void take(ConsumerRecord<String, byte[]> record) {
+    /** One record of the topics into the view (package-private for the test). */
+    void take(ConsumerRecord<String, byte[]> record) {
         recordsSeen++;
         try {
             switch (record.topic()) {

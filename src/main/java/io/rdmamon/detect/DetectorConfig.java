@@ -93,13 +93,39 @@ public final class DetectorConfig {
     public static final long DEFAULT_STALL_GPU_WAIT = 3_000;
     private static final String STALL_GPU_WAIT_DOC = "Every GPU of the job waiting in a collective this long within "
             + "a network quiet is STALLED_SYNC at once, whatever quiets the job resumed from before (a rank-0-only "
-            + "evaluation or checkpoint leaves rank 0 outside the collective, so it never fires on those).";
+            + "evaluation or checkpoint leaves rank 0 outside the collective, so it never fires on those). So is "
+            + "some GPUs waiting so this long while each other GPU of the job has no compute process (its rank "
+            + "died), is lost (readings are errors) or has processes without progress "
+            + "(streams.stall.gpu.process.cpu.cores): the alert names those ranks.";
     public static final String STALL_GPU_GONE_CONFIG = "streams.stall.gpu.gone.ms";
-    public static final long DEFAULT_STALL_GPU_GONE = 4_000;
+    public static final long DEFAULT_STALL_GPU_GONE = 2_000;
     private static final String STALL_GPU_GONE_DOC = "Every GPU the job used showing no compute process this long "
-            + "while the network is quiet and the job's record still says Running is STALLED_SYNC (the ranks "
-            + "exited: a crash). A job that ended normally has its Succeeded record before (jobs watch publishes it "
-            + "when the pods end).";
+            + "while the network is quiet and the job's record still says Running: its ranks exited (a command "
+            + "chained after training such as an upload, a second run, an elastic restart in the same pods, or a crash "
+            + "nothing restarted). There is no collective left to stall: STALLED_SYNC's learned rule is held until "
+            + "the job's traffic resumes (the GPU rules still fire on what follows), and GPUs that stay empty are "
+            + "GPU_IDLE after streams.gpu.idle.after.ms.";
+    public static final String STALL_GPU_PROCESS_CPU_CONFIG = "streams.stall.gpu.process.cpu.cores";
+    public static final double DEFAULT_STALL_GPU_PROCESS_CPU = 0.05;
+    private static final String STALL_GPU_PROCESS_CPU_DOC = "A GPU's compute processes (their trees) below this CPU, "
+            + "with no byte read or written through system calls and no memory traffic on the GPU, make no progress "
+            + "(a process seen only stopped, state T, neither); while every other GPU of the job waits in a "
+            + "collective for streams.stall.gpu.wait.ms of a network quiet, that is STALLED_SYNC naming the stuck "
+            + "ranks. Measured on an H200: stopped 0.01 cores, blocked on a hung mount 0.02, a starving data loader "
+            + "0.06 cores but 12.7 MB/s read (at work: its bytes tell), a rank-0 checkpoint 0.72 cores and 551 MB/s "
+            + "written. Without the byte counters (collectors that cannot read /proc/<pid>/io) the rule is off.";
+    public static final String GPU_IDLE_AFTER_CONFIG = "streams.gpu.idle.after.ms";
+    public static final long DEFAULT_GPU_IDLE_AFTER = 300_000;
+    private static final String GPU_IDLE_AFTER_DOC = "GPU_IDLE (a warning): every GPU a Running job used without a "
+            + "compute process this long (5 min): its ranks exited and nothing followed on its GPUs (a wrapper script "
+            + "still running, a crash nothing restarted, an upload longer than this). Chained runs, elastic restarts "
+            + "and shorter uploads start processes again within it and raise nothing. Resolves when a process is back "
+            + "on one of the job's GPUs or the job ends.";
+    public static final String GPU_LOST_AFTER_CONFIG = "streams.gpu.lost.after.ms";
+    public static final long DEFAULT_GPU_LOST_AFTER = 2_000;
+    private static final String GPU_LOST_AFTER_DOC = "GPU_LOST: a GPU whose readings have been errors this long "
+            + "(2 s: three readings at 1 Hz; one failed reading is not a lost GPU): it fell off the bus or its driver "
+            + "reports it lost. Resolves with its next good reading.";
 
     public static final String STRAGGLER_MIN_BYTES_CONFIG = "streams.straggler.min.bytes.per.sec";
     public static final double DEFAULT_STRAGGLER_MIN_BYTES = 1024 * 1024;
@@ -293,6 +319,12 @@ public final class DetectorConfig {
                         Importance.MEDIUM, STALL_GPU_WAIT_DOC)
                 .define(STALL_GPU_GONE_CONFIG, Type.LONG, DEFAULT_STALL_GPU_GONE, Range.atLeast(0),
                         Importance.MEDIUM, STALL_GPU_GONE_DOC)
+                .define(STALL_GPU_PROCESS_CPU_CONFIG, Type.DOUBLE, DEFAULT_STALL_GPU_PROCESS_CPU,
+                        Range.between(0, 64), Importance.LOW, STALL_GPU_PROCESS_CPU_DOC)
+                .define(GPU_IDLE_AFTER_CONFIG, Type.LONG, DEFAULT_GPU_IDLE_AFTER, Range.atLeast(1_000),
+                        Importance.MEDIUM, GPU_IDLE_AFTER_DOC)
+                .define(GPU_LOST_AFTER_CONFIG, Type.LONG, DEFAULT_GPU_LOST_AFTER, Range.atLeast(0),
+                        Importance.MEDIUM, GPU_LOST_AFTER_DOC)
                 .define(STRAGGLER_MIN_BYTES_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_MIN_BYTES, Range.atLeast(0),
                         Importance.MEDIUM, STRAGGLER_MIN_BYTES_DOC)
                 .define(STRAGGLER_Z_CONFIG, Type.DOUBLE, DEFAULT_STRAGGLER_Z, Range.atLeast(1), Importance.MEDIUM,
@@ -412,6 +444,18 @@ public final class DetectorConfig {
 
     public long stallGpuGoneMs() {
         return longOf(STALL_GPU_GONE_CONFIG);
+    }
+
+    public double stallGpuProcessCpuCores() {
+        return doubleOf(STALL_GPU_PROCESS_CPU_CONFIG);
+    }
+
+    public long gpuIdleAfterMs() {
+        return longOf(GPU_IDLE_AFTER_CONFIG);
+    }
+
+    public long gpuLostAfterMs() {
+        return longOf(GPU_LOST_AFTER_CONFIG);
     }
 
     public double stragglerMinBytesPerSec() {

@@ -38,8 +38,10 @@ import java.util.Map;
  *   <li>from estimates: ports of devices shared with another Running job are not used at all.</li>
  * </ul>
  * Where the job's GPUs report (rdma.gpu-samples), they can say more during a quiet ({@link GpuActivity}): every GPU
- * waiting inside a collective is a hang after {@code streams.stall.gpu.wait.ms}, whatever quiets came before; every
- * GPU without its processes while the job is still Running is a crash. Otherwise the rule above decides.
+ * waiting inside a collective is a hang after {@code streams.stall.gpu.wait.ms}, whatever quiets came before, and so
+ * is some GPUs waiting so while each other one's rank died, was lost or is stuck outside the collective; every GPU
+ * without its processes while the job is still Running means its ranks exited, which holds the rule above for the
+ * rest of the quiet (GPU_IDLE reports GPUs left empty). Otherwise the rule above decides.
  * A restarted job (other pods) starts over in STARTING.
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
@@ -109,6 +111,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
                 state.phase == Phase.ENDED ? state.endedAt : null, state.generation);
         StallState next = state == null || restarted ? StallState.of(job.uid(), job.job(), job.namespace()) : state;
         next.generation = JobLifecycle.generation(job);
+        next.gpus.ranks(job.ranks());
         next.socket = SocketPorts.intended(job);
         next.job = job.job();
         next.namespace = job.namespace();
@@ -278,11 +281,17 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             return;
         }
         // the GPUs know at once where the network knows only how long the job was quiet before (GpuActivity)
-        Condition gpus = s.gpus.stall(s.now, s.lastActiveAt, s.nodeLastSeen.keySet(), cfg, s.uid, title(s));
-        if (gpus != null) {
+        GpuActivity.Verdict gpus = s.gpus.stall(s.now, s.lastActiveAt, s.nodeLastSeen.keySet(), cfg, s.uid,
+                title(s));
+        if (gpus.condition() != null) {
             s.phase = Phase.STALLED;
-            s.stalledSince = gpus.since();
-            observations.add(Observation.holds(s.subject(), gpus, s.now));
+            s.stalledSince = gpus.condition().since();
+            observations.add(Observation.holds(s.subject(), gpus.condition(), s.now));
+            return;
+        }
+        if (gpus.hold()) {
+            // the ranks exited during this quiet: no collective to stall (GPU_IDLE reports GPUs left empty)
+            s.phase = Phase.SUSPECT;
             return;
         }
         long since = s.hostHintAt != null && s.hostHintAt > s.lastActiveAt ? s.hostHintAt : s.lastActiveAt;

@@ -9,8 +9,9 @@ import java.util.Objects;
  * Whether an alert reports an incident: same type, same subject, detected within [onset, end + slack].
  *
  * <p>The subject fields that identify an incident of each type must be present in the alert and equal: the job for
- * {@code STALLED_SYNC} and {@code TCP_FALLBACK}; job and node for {@code STRAGGLER}; node, device and port for
- * {@code LINK_*}; the node for {@code COLLECTOR_SILENT}; every field the incident names for other types. Other fields are compared only when both
+ * {@code STALLED_SYNC}, {@code TCP_FALLBACK} and {@code GPU_IDLE}; job and node for {@code STRAGGLER}; node, device and
+ * port for {@code LINK_*}; the node for {@code COLLECTOR_SILENT}; node and device (the GPU) for {@code GPU_LOST}; every
+ * field the incident names for other types. Other fields are compared only when both
  * sides have them. An alert's {@code job} may carry the job's uid or its name.
  */
 public final class IncidentMatcher {
@@ -42,11 +43,12 @@ public final class IncidentMatcher {
 
     static boolean sameSubject(Incident incident, Alert alert) {
         boolean keysPresent = switch (incident.type()) {
-            case Alert.STALLED_SYNC, Alert.TCP_FALLBACK -> alert.job() != null;
+            case Alert.STALLED_SYNC, Alert.TCP_FALLBACK, Alert.GPU_IDLE -> alert.job() != null;
             case Alert.STRAGGLER -> alert.job() != null && alert.node() != null;
             case Alert.LINK_DOWN, Alert.LINK_DEGRADED, Alert.LINK_IDLE ->
                     alert.node() != null && alert.device() != null && alert.port() != null;
             case Alert.COLLECTOR_SILENT -> alert.node() != null;
+            case Alert.GPU_LOST -> alert.node() != null && alert.device() != null;
             default -> (incident.job() == null || alert.job() != null)
                     && (incident.node() == null || alert.node() != null)
                     && (incident.device() == null || alert.device() != null)

@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * One InfluxDB measurement as rdmamon writes it: its tags, its typed fields with units, and how each field is rolled
  * up into 1-minute points. The sink refuses to write anything not declared here, the continuous queries are generated
- * from it, and the README table is printed from it, so the three cannot drift apart.
+ * from it, and the docs/influxdb.md table is printed from it, so the three cannot drift apart.
  *
  * @param samplesField a field present on every point, counted into the rollup's {@code samples}; null if none is
  */

@@ -2,7 +2,7 @@ package io.rdmamon.influx;
 
 import java.util.stream.Collectors;
 
-/** The {@link Schema} as Markdown, for the README and {@code rdmamon influx schema}; a test keeps the docs in sync. */
+/** The {@link Schema} as Markdown, for docs/influxdb.md and {@code rdmamon influx schema}; a test keeps the docs in sync. */
 public final class SchemaDoc {
     private SchemaDoc() {
     }

@@ -41,6 +41,10 @@ public record Alert(
     public static final String LINK_IDLE = "LINK_IDLE";
     public static final String COLLECTOR_SILENT = "COLLECTOR_SILENT";
     public static final String TCP_FALLBACK = "TCP_FALLBACK";
+    /** A GPU whose readings turned to errors (fell off the bus, lost by its driver). */
+    public static final String GPU_LOST = "GPU_LOST";
+    /** Every GPU a Running job used left without a compute process for minutes. */
+    public static final String GPU_IDLE = "GPU_IDLE";
 
     public Alert {
         labels = labels == null ? Map.of() : labels;

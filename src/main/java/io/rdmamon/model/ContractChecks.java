@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The value ranges of the record contracts (README, "Record schemas"), checked on a record that already has the right
+ * The value ranges of the record contracts (docs/schemas.md), checked on a record that already has the right
  * shape (every required field present and of its type: see {@link RecordParser}). Each check returns null when the
  * record is fine, else a {@link Rejection} naming the first bad field and its value.
  *

@@ -1,6 +1,6 @@
 package io.rdmamon.model;
 
-/** Kafka topic names: the public contracts between rdmamon's roles (schemas in README.md). */
+/** Kafka topic names: the public contracts between rdmamon's roles (schemas in docs/schemas.md). */
 public final class Topics {
     /** One {@link PortSample} per RDMA port per interval; key {@code node/device/port}. */
     public static final String PORT_SAMPLES = "rdma.port-samples";

@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
  * any interval, as a pure function of time (plus a seed for noise), so a scenario recorder and a live simulated
  * cluster get the same traffic.
  *
- * <p>Physics (detection.md): ring all-reduce equalises bytes per iteration across ranks, so every rank bursts at the
+ * <p>Physics (docs/detection.md, Methods): ring all-reduce equalises bytes per iteration across ranks, so every rank bursts at the
  * same times with similar bytes; a fault on one rank or link slows ({@link Fault#jobFactor}) or blocks
  * ({@link Fault#stallsJob}) everyone; error counters are not equalised and point at the culprit link. Bursts are
  * integrated in {@value #STEP_MS} ms steps; each interval's bytes get a few percent of seeded noise.

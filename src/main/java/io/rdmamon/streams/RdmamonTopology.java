@@ -7,6 +7,8 @@ import io.rdmamon.detect.CollectorSilenceDetector;
 import io.rdmamon.detect.Detector;
 import io.rdmamon.detect.DetectorConfig;
 import io.rdmamon.detect.DetectorProcessor;
+import io.rdmamon.detect.GpuIdleDetector;
+import io.rdmamon.detect.GpuLostDetector;
 import io.rdmamon.detect.LinkDegradedDetector;
 import io.rdmamon.detect.LinkDownDetector;
 import io.rdmamon.detect.LinkIdleDetector;
@@ -68,8 +70,9 @@ import java.util.function.Consumer;
  *     ─► the assignment valid at the sample's ts (NodeAssigner)
  *     ├─► per port (PortJudge): rdma.link-health (key node/device/port, LinkHealth, per interval or on change)
  *     │                         LINK_DOWN, LINK_DEGRADED, LINK_IDLE                                ─┐
- *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK (per job) ─┤
- *     │     (GPU samples: to the jobs holding the GPU, for STALLED_SYNC and the windows' GPU fields)   │
+ *     ├─► per GPU: GPU_LOST                                                                        ─┤
+ *     ├─► per node pass: job event batches ─repartition uid─► STALLED_SYNC, TCP_FALLBACK, GPU_IDLE  ─┤
+ *     │     (GPU samples: to the jobs holding the GPU, for STALLED_SYNC, GPU_IDLE and the windows)     │
  *     │                                                    └─► windows (streams.window.size.ms,     │
  *     │                                                        closed when all reporting ports      │
  *     │                                                        passed their end)                    │
@@ -111,7 +114,7 @@ public final class RdmamonTopology {
 
     /**
      * The app's sources and sample decoding with nothing after them: what {@code rdmamon bench streams --floor} runs
-     * to measure the least any Kafka Streams app with these settings pays to read the samples (README, Figures).
+     * to measure the least any Kafka Streams app with these settings pays to read the samples (docs/performance.md).
      */
     public static Topology buildDecodeOnly(StreamsAppConfig cfg, MeterRegistry registry) {
         return build(cfg, builder -> {
@@ -198,7 +201,10 @@ public final class RdmamonTopology {
                 .merge(detect(windows, new StragglerDetector(thresholds, cfg.windowSize().toMillis()),
                         cfg, registry), Named.as("alerts-2"))
                 .merge(collectorSilence(builder, assigned, cfg, registry), Named.as("alerts-3"))
-                .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-4"));
+                .merge(detect(jobEvents, new TcpFallbackDetector(thresholds), cfg, registry), Named.as("alerts-4"))
+                .merge(detect(jobEvents, new GpuIdleDetector(thresholds), cfg, registry), Named.as("alerts-5"))
+                .merge(detect(assigned.filter((key, in) -> in.gpu() != null, Named.as("gpu-lost-inputs")),
+                        new GpuLostDetector(thresholds), cfg, registry), Named.as("alerts-6"));
         alerts.to(topics.alerts(), Produced.with(Serdes.String(), JsonSerde.of(Alert.class)).withName("alerts-out"));
     }
 

@@ -62,7 +62,7 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final long DEFAULT_SESSION_TIMEOUT = 6_000;
     private static final String SESSION_TIMEOUT_DOC = "How long the group waits for a silent instance (killed, its "
             + "node lost) before it hands that instance's tasks to the others: the most of the blind spot after a "
-            + "crash (README, Figures). Heartbeats go every quarter of it from a thread of their own, so a busy or "
+            + "crash (docs/performance.md). Heartbeats go every quarter of it from a thread of their own, so a busy or "
             + "garbage-collecting stream thread does not count as silent. Kafka's default is 45000; the brokers "
             + "accept 6000 to 1800000 unless group.min.session.timeout.ms says otherwise.";
 
@@ -117,7 +117,7 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "up to about twice this. Each commit writes the changed state (once per key) to the changelogs and one "
             + "transaction marker per partition written, so shorter intervals cost more Kafka writes and CPU: 1000 against "
             + "500 took the live app from 0.34-0.36 to 0.31-0.32 cores per 1,000 nodes, and the alert from 1.0 to "
-            + "1.3-1.7 s after its sample (README, Figures).";
+            + "1.3-1.7 s after its sample (docs/performance.md).";
 
     public static final String LINK_HEALTH_INTERVAL_CONFIG = "streams.link.health.interval.ms";
     public static final long DEFAULT_LINK_HEALTH_INTERVAL = 10_000;

@@ -34,7 +34,7 @@ class StreamsFailoverTest {
                 .allSatisfy((instance, partitions) -> assertThat(partitions).isPositive());
         assertThat(r.samplePartitionsByInstance().values().stream().mapToInt(Integer::intValue).sum())
                 .as("every sample partition has an owner").isEqualTo(bench.partitions);
-        // the figure against the 15 s goal is the benchmark's (README, Figures); here only a bound that Kafka's
+        // the figure against the 15 s goal is the benchmark's (docs/performance.md, Fail-over); here only a bound that Kafka's
         // default session timeout alone (45 s) would break, loose enough for a busy two-core machine
         assertThat(r.blindSpotMs()).as("kill to every job's next window").isLessThan(25_000);
         assertThat(r.stallLatenciesMs()).as("hang to STALLED_SYNC").allSatisfy(ms -> assertThat(ms)

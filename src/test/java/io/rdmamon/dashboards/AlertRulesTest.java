@@ -48,6 +48,10 @@ class AlertRulesTest {
                 .containsExactly(Map.entry(Map.of("namespace", "research", "job", "bert-large"), false));
         assertThat(byRule.get("rdmamon-tcp-fallback"))
                 .containsExactly(Map.entry(Map.of("namespace", "vision", "job", "resnet-50"), false));
+        assertThat(byRule.get("rdmamon-gpu-lost"))
+                .containsExactly(Map.entry(Map.of("node", "gpu-03", "device", "GPU-gpu-03-0"), false));
+        assertThat(byRule.get("rdmamon-gpu-idle"))
+                .containsExactly(Map.entry(Map.of("namespace", "research", "job", "bert-large"), false));
         assertThat(byRule.get("rdmamon-link-degraded"))
                 .containsExactly(Map.entry(Map.of("node", "gpu-03", "device", "mlx5_0", "port", "1"), false));
         // every node seen is judged; the ports of the silent node are left to the collector-silent rule

@@ -160,7 +160,7 @@ class DashboardLintTest {
 
         assertThat(rules).extracting(r -> r.path("uid").asText()).doesNotHaveDuplicates().containsExactlyInAnyOrder(
                 "rdmamon-stalled-sync", "rdmamon-link-down", "rdmamon-link-degraded", "rdmamon-link-idle",
-                "rdmamon-collector-silent", "rdmamon-tcp-fallback");
+                "rdmamon-collector-silent", "rdmamon-tcp-fallback", "rdmamon-gpu-lost", "rdmamon-gpu-idle");
         assertThat(rules).allSatisfy(r -> {
             String uid = r.path("uid").asText();
             assertThat(r.path("title").asText()).as(uid).isNotBlank();
@@ -210,6 +210,79 @@ class DashboardLintTest {
         assertThat(routed).allSatisfy(r -> assertThat(receivers).contains(r));
         assertThat(GrafanaFiles.yamlFiles()).allSatisfy(
                 f -> assertThat(GrafanaFiles.readYaml(f).path("apiVersion").asInt()).as(f.toString()).isEqualTo(1));
+    }
+
+    /**
+     * One path pages, the other shows (docs/runbook.md, "Which alert path pages"): the stream app's alerts reach
+     * Alertmanager through rdmamon alerts; Grafana's rules for the same conditions must not notify too. Each rule is
+     * routed the way Grafana routes it (the first matching child of the root, else the root) and must land on a route
+     * muted all day, every day, by a provisioned mute timing; and each rule carries the stream app's severity for its
+     * condition, so the two paths show one picture.
+     */
+    @Test
+    void shouldShowGrafanasRulesWithoutPagingTwiceBesideTheStreamApp() {
+        Map<String, String> streamAppSeverity = Map.of(
+                "rdmamon-stalled-sync", "critical",        // StallDetector, GpuActivity
+                "rdmamon-link-down", "critical",           // LinkDownDetector on a port a job holds
+                "rdmamon-link-degraded", "warning",        // LinkDegradedDetector
+                "rdmamon-link-idle", "info",               // LinkIdleDetector
+                "rdmamon-collector-silent", "warning",     // CollectorSilenceDetector
+                "rdmamon-tcp-fallback", "warning",         // TcpFallbackDetector
+                "rdmamon-gpu-lost", "critical",            // GpuLostDetector, a GPU a Running job holds
+                "rdmamon-gpu-idle", "warning");            // GpuIdleDetector
+        Set<String> allDay = new HashSet<>();
+        GrafanaFiles.yaml("alerting/mute-timings.yaml").path("muteTimes").forEach(m -> {
+            JsonNode intervals = m.path("time_intervals");
+            boolean coversEveryMinute = intervals.size() > 0 && java.util.stream.StreamSupport
+                    .stream(intervals.spliterator(), false).anyMatch(i -> !i.has("weekdays") && !i.has("days_of_month")
+                            && !i.has("months") && !i.has("years") && i.path("times").size() == 1
+                            && i.path("times").get(0).path("start_time").asText().equals("00:00")
+                            && i.path("times").get(0).path("end_time").asText().equals("24:00"));
+            if (coversEveryMinute) {
+                allDay.add(m.path("name").asText());
+            }
+        });
+        JsonNode root = GrafanaFiles.yaml("alerting/policies.yaml").path("policies").get(0);
+
+        assertThat(allDay).as("a provisioned mute timing covering every minute").isNotEmpty();
+        for (JsonNode rule : alertRules()) {
+            String uid = rule.path("uid").asText();
+            Map<String, String> labels = new HashMap<>();
+            rule.path("labels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
+            labels.put("alertname", rule.path("title").asText());
+            labels.put("grafana_folder", "rdmamon");
+            JsonNode route = root;
+            for (JsonNode child : root.path("routes")) {
+                if (matches(child, labels)) {
+                    route = child;
+                    break;
+                }
+            }
+            List<String> mutes = new ArrayList<>();
+            route.path("mute_time_intervals").forEach(m -> mutes.add(m.asText()));
+            assertThat(mutes).as(uid + ": its route must be muted by an all-day mute timing, or it pages a second time "
+                    + "beside the stream app's alert").containsAnyElementsOf(allDay);
+            assertThat(labels.get("severity")).as(uid + ": the stream app's severity for the same condition")
+                    .isEqualTo(streamAppSeverity.get(uid));
+        }
+    }
+
+    private static boolean matches(JsonNode route, Map<String, String> labels) {
+        for (JsonNode m : route.path("object_matchers")) {
+            String value = labels.getOrDefault(m.get(0).asText(), "");
+            String operand = m.get(2).asText();
+            boolean ok = switch (m.get(1).asText()) {
+                case "=" -> value.equals(operand);
+                case "!=" -> !value.equals(operand);
+                case "=~" -> value.matches(operand);
+                case "!~" -> !value.matches(operand);
+                default -> throw new AssertionError("unknown matcher " + m);
+            };
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Test

@@ -73,7 +73,8 @@ class DashboardQueriesTest {
                 .forEach(s -> openByType.put(s.getTags().get("type"), s.getValues().get(0).get(1)));
         assertThat(openByType).containsOnly(Map.entry("STALLED_SYNC", 0.0), Map.entry("STRAGGLER", 0.0),
                 Map.entry("LINK_DEGRADED", 0.0), Map.entry("LINK_DOWN", 1.0), Map.entry("LINK_IDLE", 1.0),
-                Map.entry("COLLECTOR_SILENT", 1.0), Map.entry("TCP_FALLBACK", 0.0));
+                Map.entry("COLLECTOR_SILENT", 1.0), Map.entry("TCP_FALLBACK", 0.0), Map.entry("GPU_LOST", 0.0),
+                Map.entry("GPU_IDLE", 0.0));
     }
 
     @Test

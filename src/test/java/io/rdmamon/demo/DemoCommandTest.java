@@ -1,6 +1,7 @@
 package io.rdmamon.demo;
 
 import io.rdmamon.cli.Main;
+import io.rdmamon.docs.ReadmeDemoOutput;
 import io.rdmamon.influx.InfluxQl;
 import io.rdmamon.influx.InfluxdProcess;
 import io.rdmamon.testing.LocalInfluxd;
@@ -51,6 +52,15 @@ class DemoCommandTest {
         assertThat(screen).containsPattern("acs/llm-gu8tf\\s+[1-9][0-9.]*\\s+[1-9][0-9.]*\\s+2/2");
         assertThat(screen).containsPattern("acs/sft-p16en\\s+[1-9][0-9.]*\\s+[1-9][0-9.]*\\s+2/2");
         assertThat(screen).doesNotContainPattern("TCP_FALLBACK\\s+.*sft-p16en");
+        // the README shows what the demo prints: the same title, headers, port rows and jobs (not the live numbers)
+        ReadmeDemoOutput readme = ReadmeDemoOutput.fromReadme();
+        ReadmeDemoOutput printed = ReadmeDemoOutput.parse(screen);
+        assertThat(printed.titleWithoutBroker()).as("README's demo title")
+                .isEqualTo(readme.titleWithoutBroker().replace("+90s", "+22s"));
+        assertThat(printed.portHeader()).as("README's port header").isEqualTo(readme.portHeader());
+        assertThat(printed.ports()).as("README's port rows").containsExactlyInAnyOrderElementsOf(readme.ports());
+        assertThat(printed.jobHeader()).as("README's job header").isEqualTo(readme.jobHeader());
+        assertThat(printed.jobs()).as("README's jobs").containsExactlyInAnyOrderElementsOf(readme.jobs());
         // the sink ran too: the ten ports' samples are in InfluxDB (database created by the demo's influx init)
         try (InfluxDB influx = LocalInfluxd.client(influxd)) {
             assertThat(LocalInfluxd.count(influx, "rdmamon", "rp_raw", "rdma_port", "tx_bytes_per_sec"))

@@ -262,6 +262,11 @@ public final class ClusterScenario {
         incident(Alert.LINK_DOWN, "critical", null, DOWN, 45, 44, -1, "gpu-03/mlx5_2 state DOWN");
         incident(Alert.COLLECTOR_SILENT, "critical", null, new Link(SILENT_NODE, null, 0), 30, 29, -1,
                 "no samples from gpu-05 for 60 s");
+        // the GPU of bert-large's rank 0 fell off the bus and was reset; then the job's GPUs sat empty a while
+        incident(Alert.GPU_LOST, "critical", ALLOCATION.get(BERT_0), new Link("gpu-03", "GPU-gpu-03-0", 0), 51, 51,
+                45, "GPU 0 (GPU-gpu-03-0) of node gpu-03: its readings have failed for 2 s (GPU is lost)");
+        incident(Alert.GPU_IDLE, "warning", ALLOCATION.get(BERT_0), null, 44, 39, 38,
+                "none of the GPUs it used has had a compute process for 5 min");
     }
 
     /** One incident: firing {@code detected} minutes before the end, resolved {@code ended} minutes before (or open). */
@@ -284,7 +289,7 @@ public final class ClusterScenario {
         String namespace = job == null ? null : job.namespace();
         String node = link == null ? null : link.node();
         String device = link == null ? null : link.device();
-        Integer port = link == null || link.device() == null ? null : link.port();
+        Integer port = link == null || link.device() == null || link.port() < 1 ? null : link.port();
         alerts.add(new Alert(1, id, type, Alert.FIRING, severity, jobName, namespace, node, device, port, startsAt,
                 detectedAt, null, summary, labels));
         if (endsAt != null) {

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Records for the contract property tests: a valid record of each input type, near-valid ones (the valid record with
  * a few fields changed to edge values, each change known to keep or break the contract), arbitrary JSON objects with
- * the type's field names, and the contract itself restated as assertions on a parsed record (README, "Record
+ * the type's field names, and the contract itself restated as assertions on a parsed record (docs/schemas.md, "Record
  * schemas"), so that an accepted record can be checked without the code under test.
  */
 public final class ContractRecords {

@@ -35,7 +35,12 @@ public final class TrainingTraffic {
      * What a GPU reads over a second, as NVML says it (the issue 44 table of real H100 readings): utilization and
      * memory utilization (%), power (W), SM clock (MHz), compute processes.
      */
-    public record GpuReading(double utilization, double memory, double watts, double clockMHz, int processes) {
+    public record GpuReading(double utilization, double memory, double watts, double clockMHz, int processes,
+                             Activity activity, String error) {
+        public GpuReading(double utilization, double memory, double watts, double clockMHz, int processes) {
+            this(utilization, memory, watts, clockMHz, processes, null, null);
+        }
+
         public static final GpuReading TRAINING = new GpuReading(100, 3, 200, 1_980, 1);
         /** Inside a collective that cannot complete, or in a barrier: the NCCL kernel spins. */
         public static final GpuReading IN_COLLECTIVE = new GpuReading(100, 0, 125, 1_980, 1);
@@ -44,6 +49,34 @@ public final class TrainingTraffic {
         public static final GpuReading IDLE = new GpuReading(0, 0, 120, 1_980, 1);
         /** The process exited: a crash, or the job's end. */
         public static final GpuReading NO_PROCESS = new GpuReading(0, 0, 73, 345, 0);
+        /** The GPU fell off the bus: NVML's readings fail, the sample keeps it with null values. */
+        public static final GpuReading LOST = new GpuReading(0, 0, 0, 0, 0, null, "GPU is lost");
+
+        /** The same reading with its compute processes' activity (issue 49's fields). */
+        public GpuReading with(Activity activity) {
+            return new GpuReading(utilization, memory, watts, clockMHz, processes, activity, error);
+        }
+    }
+
+    /**
+     * What a GPU's compute processes did over a second (their trees): CPU in cores, bytes read and written through
+     * system calls (null: unreadable), states seen. The issue 49 table of one training process measured on an H200.
+     */
+    public record Activity(double cpuCores, Double readBytesPerSec, Double writeBytesPerSec, String states) {
+        public static final Activity TRAINING = new Activity(1.6, 100_000.0, 100_000.0, "R");
+        public static final Activity IN_COLLECTIVE = new Activity(1.01, 0.0, 0.0, "R");
+        public static final Activity EVALUATING = new Activity(1.0, 0.0, 0.0, "R");
+        public static final Activity CHECKPOINT = new Activity(0.72, 0.0, 551e6, "RD");
+        public static final Activity SLOW_LOADER = new Activity(0.06, 12.7e6, 0.0, "S");
+        public static final Activity STOPPED = new Activity(0.01, 0.0, 0.0, "T");
+        public static final Activity BLOCKED = new Activity(0.02, 0.0, 0.0, "S");
+        public static final Activity BLOCKED_IN_IO = new Activity(0.0, 0.0, 0.0, "D");
+        public static final Activity LOADER_WORKERS_IDLE = new Activity(0.03, 0.0, 0.0, "S");
+
+        /** The same CPU and states without the byte counters (a collector that cannot read /proc/<pid>/io). */
+        public Activity withoutBytes() {
+            return new Activity(cpuCores, null, null, states);
+        }
     }
 
     /** Samples of a job's GPUs, {@code node/gpu} → what it reads at a time; null: the GPU sends nothing then. */
@@ -153,9 +186,7 @@ public final class TrainingTraffic {
                     for (int gpu = 0; gpu < job.devices.size(); gpu++) {
                         GpuReading r = silent(node, gpuTs) ? null : phases.at(node, gpu, gpuTs);
                         if (r != null) {
-                            out.add(new Event(gpuTs, null, null, null, new GpuSample(GpuSample.VERSION, node, gpu,
-                                    "GPU-" + node + "-" + gpu, gpuTs, 1_000, r.utilization(), r.memory(), r.watts(),
-                                    r.clockMHz(), r.processes())));
+                            out.add(new Event(gpuTs, null, null, null, gpuSample(node, gpu, gpuTs, r)));
                         }
                     }
                 }
@@ -163,6 +194,19 @@ public final class TrainingTraffic {
         }
         out.sort(Comparator.comparingLong(Event::ts).thenComparing(e -> e.job() == null));
         return out;
+    }
+
+    private static GpuSample gpuSample(String node, int gpu, long ts, GpuReading r) {
+        String uuid = Job.gpuUuid(node, gpu);
+        if (r.error() != null) {
+            return new GpuSample(GpuSample.VERSION, node, gpu, uuid, ts, 1_000, null, null, null, null, null, null,
+                    r.error(), null, null, null, null);
+        }
+        GpuSample g = new GpuSample(GpuSample.VERSION, node, gpu, uuid, ts, 1_000, r.utilization(), r.memory(),
+                r.watts(), r.clockMHz(), r.processes());
+        Activity a = r.activity();
+        return a == null ? g : g.withProcessActivity(a.cpuCores(), a.readBytesPerSec(), a.writeBytesPerSec(),
+                a.states());
     }
 
     private PortSample sample(String node, String device, long t) {
@@ -207,6 +251,7 @@ public final class TrainingTraffic {
         long trainFrom = Long.MIN_VALUE;
         long trainTo = Long.MAX_VALUE;
         boolean socket;
+        boolean gpuIds;
         private final List<long[]> pauses = new ArrayList<>();
         private final List<double[]> phases = new ArrayList<>();
         private final Map<String, double[]> rankFactors = new LinkedHashMap<>();
@@ -235,6 +280,20 @@ public final class TrainingTraffic {
             }
             this.socket = true;
             return this;
+        }
+
+        /**
+         * Each rank's record lists its GPU ({@code ranks[].gpus}): the GPU of the same index as its device, as the
+         * samples of {@link TrainingTraffic#gpus} name it. Without, every rank holds every GPU of its node.
+         */
+        public Job withGpuIds() {
+            this.gpuIds = true;
+            return this;
+        }
+
+        /** The uuid of a GPU of the simulated cluster. */
+        public static String gpuUuid(String node, int gpu) {
+            return "GPU-" + node + "-" + gpu;
         }
 
         /** Traffic flows only in [from, to): before is setup, after is a hang or the end. */
@@ -271,7 +330,8 @@ public final class TrainingTraffic {
             for (String node : nodes) {
                 for (String device : devices) {
                     ranks.add(new JobRecord.Rank(rank(node, device), uid + "-worker-" + rank(node, device), node,
-                            List.of(device)));
+                            List.of(device), null, null,
+                            gpuIds ? List.of(gpuUuid(node, devices.indexOf(device))) : List.of()));
                 }
             }
             return new JobRecord(JobRecord.VERSION, uid, "job-" + uid, "team-a", state, at, at, ranks.size(), ranks,
