@@ -71,9 +71,16 @@ mf_port_key() {
 }
 
 mf_run() {
-  local plan=$1 name=$2; shift 2
+  local plan=$1 name=$2 a v; shift 2
   local -a args
   mapfile -t args <"$plan/args"
+  # the claims' named volumes, made with the run's label so that cleanup removes them
+  for a in "${args[@]}"; do
+    case "$a" in --volume=rdmamon-ct-*)
+      v=${a#--volume=}; v=${v%%:*}
+      pm volume exists "$v" || pm volume create --label "$label" "$v" >/dev/null;;
+    esac
+  done
   pm run -d --name "$name" "${run_flags[@]}" "$@" "${args[@]}" >/dev/null
 }
 
