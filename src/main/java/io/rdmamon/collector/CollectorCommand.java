@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -78,7 +79,8 @@ public final class CollectorCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--host-interfaces", paramLabel = "IF,...",
-            description = "Host network interfaces to sample (collector.host.interfaces), e.g. eth0.")
+            description = "Host network interfaces to sample (collector.host.interfaces), e.g. eth0; auto: the "
+                    + "default route's.")
     String hostInterfaces;
 
     @Option(names = "--metrics-port", description = "Prometheus /metrics port (metrics.port, default 9464; -1 off).")
@@ -162,6 +164,14 @@ public final class CollectorCommand implements Callable<Integer> {
                     config.sysfsRoot(), config.hostInterfaces(), config.intervalMs());
         } else {
             log.info("collector on node {} sampling {} every {} ms", nodeName, config.sysfsRoot(), config.intervalMs());
+            List<String> hostInterfaces = config.hostInterfaces();
+            if (config.getList(CollectorConfig.HOST_INTERFACES_CONFIG).equals(List.of(CollectorConfig.HOST_INTERFACES_AUTO))) {
+                log.info(hostInterfaces.isEmpty()
+                        ? "host interfaces: auto, but {} holds no default route: no host samples (name them in "
+                          + CollectorConfig.HOST_INTERFACES_CONFIG + ")"
+                        : "host interfaces: auto, the default route's {}", hostInterfaces.isEmpty()
+                        ? config.getString(CollectorConfig.HOST_ROUTE_FILE_CONFIG) : hostInterfaces);
+            }
         }
         collector.start(config.intervalMs());
         stopped.await();

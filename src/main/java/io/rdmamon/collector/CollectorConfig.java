@@ -1,5 +1,6 @@
 package io.rdmamon.collector;
 
+import io.rdmamon.collector.host.DefaultRoute;
 import io.rdmamon.collector.eadm.EadmConfig;
 import io.rdmamon.collector.gpu.GpuConfig;
 import io.rdmamon.collector.podresources.PodResourcesConfig;
@@ -89,7 +90,16 @@ public final class CollectorConfig extends AbstractConfig {
     public static final String DEFAULT_HOST_INTERFACES = "";
     private static final String HOST_INTERFACES_DOC = "Comma-separated host network interfaces (e.g. eth0,bond0) whose "
             + "byte rates are published to the host-samples topic; storage and TCP traffic tell a checkpoint from a "
-            + "hang. Empty: none.";
+            + "hang. auto: the interface of the node's default route, read at start from collector.host.route.file "
+            + "(none, with a log line, when it has no default route). Empty: none.";
+    /** {@link #HOST_INTERFACES_CONFIG}'s keyword for the default route's interface. */
+    public static final String HOST_INTERFACES_AUTO = "auto";
+
+    public static final String HOST_ROUTE_FILE_CONFIG = "collector.host.route.file";
+    public static final String DEFAULT_HOST_ROUTE_FILE = "/proc/1/net/route";
+    private static final String HOST_ROUTE_FILE_DOC = "Route table (the format of /proc/net/route) whose default route "
+            + "names the interface collector.host.interfaces=auto samples. /proc/1/net/route is the host's where the "
+            + "collector shares the host's PID namespace (the DaemonSet's hostPID: true) or runs on the host.";
 
     public static final String PORT_SAMPLES_TOPIC_CONFIG = "collector.topic.port.samples";
     private static final String PORT_SAMPLES_TOPIC_DOC = "Topic for port samples.";
@@ -131,6 +141,7 @@ public final class CollectorConfig extends AbstractConfig {
             .define(DEVICES_EXCLUDE_CONFIG, Type.STRING, DEFAULT_DEVICES_EXCLUDE, new RegexValidator(),
                     Importance.MEDIUM, DEVICES_EXCLUDE_DOC)
             .define(HOST_INTERFACES_CONFIG, Type.LIST, DEFAULT_HOST_INTERFACES, Importance.MEDIUM, HOST_INTERFACES_DOC)
+            .define(HOST_ROUTE_FILE_CONFIG, Type.STRING, DEFAULT_HOST_ROUTE_FILE, Importance.LOW, HOST_ROUTE_FILE_DOC)
             .define(PORT_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.PORT_SAMPLES, new ConfigDef.NonEmptyString(),
                     Importance.LOW, PORT_SAMPLES_TOPIC_DOC)
             .define(HOST_SAMPLES_TOPIC_CONFIG, Type.STRING, Topics.HOST_SAMPLES, new ConfigDef.NonEmptyString(),
@@ -208,7 +219,14 @@ public final class CollectorConfig extends AbstractConfig {
 
     public List<String> hostInterfaces() {
         List<String> configured = getList(HOST_INTERFACES_CONFIG);
-        return configured.isEmpty() && podMode() ? POD_MODE_INTERFACES : configured;
+        boolean auto = configured.equals(List.of(HOST_INTERFACES_AUTO));
+        if ((configured.isEmpty() || auto) && podMode()) {
+            return POD_MODE_INTERFACES;
+        }
+        if (auto) {
+            return DefaultRoute.interfaceOf(Path.of(getString(HOST_ROUTE_FILE_CONFIG))).map(List::of).orElse(List.of());
+        }
+        return configured;
     }
 
     /** Runs inside one pod ({@link #MODE_CONFIG}). */

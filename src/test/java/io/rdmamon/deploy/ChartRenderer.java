@@ -22,28 +22,46 @@ import java.util.stream.Stream;
  * Renders rdmamon's Helm chart without the helm binary, for the subset of Go templates the chart keeps to: {@code
  * .Values.x.y} (optionally {@code | quote}, or {@code | default .Values.z}: z where x.y is empty), {@code
  * .Release.Namespace}, {@code .Release.Name}, {@code .Chart.AppVersion}, {@code toYaml X | nindent N}, {@code
- * include "name" . | nindent N}, {@code define}, {@code if X} and {@code end}, with Go's {@code {{-}} / {@code -}}} whitespace trimming. Anything else, or a value the values do
+ * include "name" . | nindent N}, {@code define}, {@code if X}, {@code if not X}, {@code range $k, $v := .Values.map} (sorted keys) and {@code end}, with Go's {@code {{-}} / {@code -}}} whitespace trimming. Anything else, or a value the values do
  * not hold, is an error: the chart must stay within what this renderer (and so the tests) understands.
  */
 final class ChartRenderer {
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+    static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern ACTION = Pattern.compile("\\{\\{(-?)\\s*(.*?)\\s*(-?)}}", Pattern.DOTALL);
     private static final Pattern NINDENT = Pattern.compile("(.+?)\\s*\\|\\s*nindent\\s+(\\d+)");
     private static final Pattern INCLUDE = Pattern.compile("include\\s+\"([^\"]+)\"\\s+\\.");
+    private static final Pattern RANGE = Pattern.compile("range\\s+(\\$\\w+)\\s*,\\s*(\\$\\w+)\\s*:=\\s*(\\S+)");
     private static final Pattern DEFAULT = Pattern.compile("(\\S+)\\s*\\|\\s*default\\s+(\\S+)");
 
     private final Path chartDir;
     private final Map<String, Object> root = new HashMap<>();
     private final Map<String, List<Object>> defines = new HashMap<>();
+    private final Map<String, Object> variables = new HashMap<>();
 
     /** {@code values} are the chart's values.yaml with {@code overrides} (dotted paths) applied. */
-    @SuppressWarnings("unchecked")
     ChartRenderer(Path chartDir, String releaseName, String namespace, Map<String, Object> overrides) {
+        this(chartDir, releaseName, namespace, List.of(), overrides);
+    }
+
+    /**
+     * The chart's values.yaml, then each of {@code valuesFiles} merged over it in order (maps merged key by key, any
+     * other value replaced, as {@code helm install -f a.yaml -f b.yaml} does), then {@code overrides}.
+     */
+    @SuppressWarnings("unchecked")
+    ChartRenderer(Path chartDir, String releaseName, String namespace, List<Path> valuesFiles,
+                  Map<String, Object> overrides) {
         this.chartDir = chartDir;
         try {
             Map<String, Object> values = YAML.readValue(chartDir.resolve("values.yaml").toFile(), Map.class);
+            for (Path file : valuesFiles) {
+                Map<String, Object> more = YAML.readValue(file.toFile(), Map.class);
+                if (more != null) {
+                    merge(values, more);
+                }
+            }
             overrides.forEach((path, value) -> set(values, path, value));
             Map<String, Object> chart = YAML.readValue(chartDir.resolve("Chart.yaml").toFile(), Map.class);
             root.put("Values", values);
@@ -129,8 +147,31 @@ final class ChartRenderer {
                 int after = skipBlock(tokens, i, where);
                 defines.put(name, tokens.subList(i, after - 1));
                 i = after;
+            } else if (expr.startsWith("range ")) {
+                Matcher range = RANGE.matcher(expr);
+                if (!range.matches()) {
+                    throw new IllegalArgumentException(where + ": unsupported template action {{ " + expr + " }}");
+                }
+                int after = skipBlock(tokens, i, where);
+                Object over = emit ? lookup(range.group(3), where) : null;
+                if (over != null && !(over instanceof Map<?, ?>)) {
+                    throw new IllegalArgumentException(where + ": range over " + range.group(3) + ", not a map");
+                }
+                if (over != null) {
+                    // Go templates range over a map's keys in sorted order
+                    for (var entry : new TreeMap<>((Map<?, ?>) over).entrySet()) {
+                        variables.put(range.group(1), entry.getKey());
+                        variables.put(range.group(2), entry.getValue());
+                        run(tokens, i, out, true, where);
+                    }
+                    variables.remove(range.group(1));
+                    variables.remove(range.group(2));
+                }
+                i = after;
             } else if (expr.startsWith("if ")) {
-                boolean condition = emit && truthy(lookup(expr.substring(3).trim(), where));
+                String test = expr.substring(3).trim();
+                boolean negate = test.startsWith("not ");
+                boolean condition = emit && negate != truthy(lookup(negate ? test.substring(4).trim() : test, where));
                 i = run(tokens, i, out, condition, where);
             } else if (emit) {
                 out.append(evaluate(expr, where));
@@ -143,7 +184,7 @@ final class ChartRenderer {
         int depth = 1;
         for (; i < tokens.size(); i++) {
             if (tokens.get(i) instanceof Action a) {
-                if (a.expr().startsWith("if ") || a.expr().startsWith("define ")) {
+                if (a.expr().startsWith("if ") || a.expr().startsWith("define ") || a.expr().startsWith("range ")) {
                     depth++;
                 } else if (a.expr().equals("end") && --depth == 0) {
                     return i + 1;
@@ -191,6 +232,9 @@ final class ChartRenderer {
     }
 
     private Object lookup(String path, String where) {
+        if (variables.containsKey(path)) {
+            return variables.get(path);
+        }
         if (!path.startsWith(".") || path.contains(" ")) {
             throw new IllegalArgumentException(where + ": unsupported template action {{ " + path + " }}");
         }
@@ -216,6 +260,19 @@ final class ChartRenderer {
                 && !(value instanceof Number n && n.doubleValue() == 0)
                 && !(value instanceof Map<?, ?> m && m.isEmpty())
                 && !(value instanceof Collection<?> c && c.isEmpty());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void merge(Map<String, Object> into, Map<String, Object> from) {
+        from.forEach((key, value) -> {
+            if (value instanceof Map<?, ?> m && into.get(key) instanceof Map<?, ?> existing) {
+                Map<String, Object> copy = new HashMap<>((Map<String, Object>) existing);
+                merge(copy, (Map<String, Object>) m);
+                into.put(key, copy);
+            } else {
+                into.put(key, value);
+            }
+        });
     }
 
     @SuppressWarnings("unchecked")

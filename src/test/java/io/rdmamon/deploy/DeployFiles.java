@@ -49,6 +49,23 @@ final class DeployFiles {
         return out;
     }
 
+    /** The chart rendered with its defaults and {@code valuesFiles} merged over them, template name → objects. */
+    static Map<String, List<Map<String, Object>>> chart(List<Path> valuesFiles) {
+        Map<String, List<Map<String, Object>>> out = new LinkedHashMap<>();
+        new ChartRenderer(CHART, NAMESPACE, NAMESPACE, valuesFiles, Map.of()).render()
+                .forEach((name, text) -> out.put(name, objects(text, CHART + "/templates/" + name)));
+        return out;
+    }
+
+    /** The example values files of the chart (deploy/helm/rdmamon/examples/*.yaml). */
+    static List<Path> exampleValues() {
+        try (Stream<Path> files = Files.list(CHART.resolve("examples"))) {
+            return files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The plain manifests, file name → objects. */
     static Map<String, List<Map<String, Object>>> plain() {
         Map<String, List<Map<String, Object>>> out = new LinkedHashMap<>();

@@ -51,7 +51,7 @@ class KubernetesManifestsTest {
                 .as(DeployFiles.KUBERNETES.resolve(file) + " differs from the chart: regenerate it (see this test's doc)")
                 .isEqualTo(DeployFiles.objects(text, file)));
         assertThat(plain.keySet()).as("plain manifests without a template").isSubsetOf(
-                new ArrayList<>(rendered.keySet()) {{ add("namespace.yaml"); }});
+                new ArrayList<>(rendered.keySet()) {{ add("00-namespace.yaml"); }});
     }
 
     @Test
