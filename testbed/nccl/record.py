@@ -538,7 +538,7 @@ def record(traces, a, ngpu):
             truth[name].append({"kind": kind, "job": r.job, "rank": r.rank, "atMs": now_ms(), **extra,
                                 **({"rate": inc["rate"]} if "rate" in inc else {}),
                                 **({"note": inc["note"]} if "note" in inc else {}),
-                                **({"expect": inc["expect"]} if "expect" in inc else {})})
+                                **({"survivorsWait": True} if inc.get("survivorsWait") else {})})
         else:
             if kind == "slow-link":
                 sh("tc", "qdisc", "del", "dev", r.veth, "root", check=False)
