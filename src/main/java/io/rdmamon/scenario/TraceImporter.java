@@ -368,6 +368,16 @@ public final class TraceImporter {
                 .mapToLong(NcclTrace.Event::tMs).max().orElse(-1);
     }
 
+    /** The first instant within 30 s of {@code fromMs} from which every other rank's GPU waits, null if none. */
+    static Long othersWaitFrom(NcclTrace trace, String job, int rank, long fromMs) {
+        for (long t = fromMs; t <= fromMs + 30_000 && t + GPU_WAIT_LOOK_MS <= trace.meta().durationMs(); t += 100) {
+            if (othersWait(trace, job, rank, t)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
     /** Whether every GPU of the job but {@code rank}'s waits inside a collective over the stall's first seconds. */
     static boolean othersWait(NcclTrace trace, String job, int rank, long fromMs) {
         for (NcclTrace.RankKey other : trace.ranks(job)) {
@@ -458,14 +468,16 @@ public final class TraceImporter {
             boolean gpusWait = gpuSamples && !crash && everyGpuWaits(trace, job.name(), startMs);
             // a dead rank's GPU empty while every other waits (issue 48); a rank stuck outside the collective, its
             // processes without progress, while the others wait (issue 49, needs the process activity)
-            boolean deadRank = gpuSamples && injected.kind().equals(NcclTrace.Injected.CRASH)
-                    && injected.survivorsWait() && othersWait(trace, job.name(), injected.rank(), startMs);
+            Long deadAt = gpuSamples && injected.kind().equals(NcclTrace.Injected.CRASH) && injected.survivorsWait()
+                    ? othersWaitFrom(trace, job.name(), injected.rank(), startMs) : null;
+            boolean deadRank = deadAt != null;
             Long stuckAt = processActivity && !gpusWait && !deadRank
                     ? StuckRanks.onset(trace, job.name(), startMs) : null;
             boolean stuckOutside = stuckAt != null;
             boolean fast = gpusWait || deadRank || stuckOutside;
-            if (stuckOutside) {
-                at = base + stuckAt; // the peers may first finish their evaluation pass: the picture holds from here
+            if (stuckOutside || deadRank) {
+                // the peers may first finish an evaluation pass or an iteration: the picture holds from here
+                at = base + (stuckOutside ? stuckAt : deadAt);
             }
             long deadline = fast ? GPU_HANG_DEADLINE_MS : Math.max(HANG_DEADLINE_MS, 2 * longest + HANG_SLACK_MS);
             String what = injected.note() != null ? injected.note() : "rank " + injected.rank() + " "
