@@ -51,6 +51,10 @@ public final class TraceImporter {
     public static final long FALLBACK_DEADLINE_MS = 90_000;
     /** A hang that every rank's GPU shows (all waiting in a collective) is flagged within this. */
     public static final long GPU_HANG_DEADLINE_MS = 5_000;
+    /** In the note of a hang whose rank died while every other rank's GPU waits (issue 48's rule, within 5 s). */
+    public static final String DEAD_RANK_NOTE = "its GPU has no process while every other rank's waits in a collective";
+    /** In the note of a hang with ranks stuck outside the collective (issue 49's rule, within 5 s). */
+    public static final String STUCK_OUTSIDE_NOTE = StuckRanks.STUCK_NOTE;
     /** How long after a hang's start the GPUs' readings say whether every rank waits in a collective. */
     private static final long GPU_WAIT_LOOK_MS = 3_000;
     /** A GPU busy at least this much with at most {@link #WAIT_MEMORY_PERCENT} memory traffic waits in a kernel. */
@@ -486,7 +490,7 @@ public final class TraceImporter {
                     + injected.atMs() / 1000.0 + " s (NIC down)" : "hung (SIGSTOP)");
             String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s"
                     + (gpusWait ? "; every rank's GPU waits in a collective" : "")
-                    + (deadRank ? "; its GPU has no process while every other rank's waits in a collective" : "")
+                    + (deadRank ? "; " + DEAD_RANK_NOTE : "")
                     + (stuckOutside ? "; " + StuckRanks.STUCK_NOTE : "");
             // once on sockets the job's quiet is not seen on RDMA ports: a stall there may be flagged, need not be;
             // a crash is the job's Failed record, a stall until then may be flagged
