@@ -14,7 +14,8 @@ import java.util.Set;
  * <p>A rank's own GPU readings cannot be measured on a shared GPU. What the recordings showed
  * (testbed/nccl/README.md): NVML's per-process samples come for a process only while it has work on the GPU (a rank
  * stopped or blocked outside the GPU has none, a rank stopped inside a collective keeps its spinning kernel and its
- * samples), but sparsely (0.2-4 s apart for a waiting rank, longer for a training one, with 17 processes on the GPU), and their SM and memory figures
+ * samples), but sparsely (0.2-4 s apart for a waiting rank, longer for a training one, with 17 processes on the
+ * GPU), and their SM and memory figures
  * are not the process's own (99 % for every process with work and 1-4 % memory for a rank waiting in a collective
  * beside training ranks in one recording; 10-40 % and 0 % in the other, NVML asked for a longer window). So the
  * importer models each rank's GPU from what the rank itself did, at the levels issue 44's traces measured on GPUs of

@@ -436,7 +436,11 @@ public final class TraceImporter {
         if (onTcp != Long.MAX_VALUE && (stopsAt == null || stopsAt > onTcp)) {
             Long end = stopsAt == null ? null : base + stopsAt;
             // a job that stops sooner than the deadline after it went on sockets gives too little to judge by
-            boolean judgeable = stopsAt == null || stopsAt - onTcp >= FALLBACK_DEADLINE_MS;
+            // as is one whose elastic restart (a quiet of tens of seconds) falls within that deadline
+            boolean restarted = trace.meta().incidents().stream().anyMatch(i -> i.job().equals(job.name())
+                    && i.kind().equals(NcclTrace.Injected.RESTART) && i.atMs() >= onTcp
+                    && i.atMs() < onTcp + FALLBACK_DEADLINE_MS);
+            boolean judgeable = (stopsAt == null || stopsAt - onTcp >= FALLBACK_DEADLINE_MS) && !restarted;
             out.add(incident(judgeable ? Incident.ALERT : Incident.TOLERATE, "TCP_FALLBACK", simulated, null,
                     base + onTcp, end, judgeable ? FALLBACK_DEADLINE_MS : null, "NCCL's collectives run over its"
                             + " socket transport on eth0 from " + (onTcp / 1000) + " s; the RDMA port idles from then"));
