@@ -45,6 +45,8 @@ final class SharedGpus {
     static final double EVAL_UTILIZATION = 99;
     static final double EVAL_MEMORY = 4;
     static final double WRITE_UTILIZATION = 3;
+    /** NVML's processes were polled every 100 ms: a second without a listing of the trace's is none. */
+    private static final long POLL_GAP_MS = 1_000;
     /** A waiting rank's host thread spins: at least this much CPU over the last second. */
     private static final double SPIN_CORES = 0.5;
     /** A rank whose NIC sends at least this much over the last second is training (its collectives run). */
@@ -120,9 +122,17 @@ final class SharedGpus {
                 trace.nvmlProcesses(), trace.nvmlUtilization());
     }
 
+    /**
+     * The trace's processes NVML listed at its last poll before t: the files hold only polls that listed some of them
+     * (NVML was polled at 10 Hz), so none listed for {@link #POLL_GAP_MS} means none on the GPU; null before the
+     * first.
+     */
     private static Set<Integer> lastPoll(Map<Long, Set<Integer>> listed, List<Long> polls, long t) {
         int i = latest(polls, t);
-        return i < 0 ? null : listed.get(polls.get(i));
+        if (i < 0) {
+            return null;
+        }
+        return polls.get(i) >= t - POLL_GAP_MS ? listed.get(polls.get(i)) : Set.of();
     }
 
     /** The index of the latest time at or before t in a sorted list, -1 before the first. */
