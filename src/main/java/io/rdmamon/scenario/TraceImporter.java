@@ -41,6 +41,14 @@ import java.util.SplittableRandom;
  * with no memory traffic) is then to be flagged within {@link #GPU_HANG_DEADLINE_MS}, whatever the job paused before;
  * a hang where some rank stopped outside its GPU keeps the network's deadline. A lost link (link-down) is a hang from
  * when the job would have talked again: the end of the evaluation, checkpoint or stall it was in.
+ *
+ * <p>A trace recorded with each rank's process activity ({@link NcclTrace#hasProcesses()}, ranks sharing one GPU:
+ * {@link SharedGpus} gives each its own GPU) also fills the GPU samples' process fields, read as the collector reads
+ * /proc ({@link TraceProcesses}); {@code processActivity} false leaves them out. With them, a hang in which some
+ * ranks' GPUs wait in a collective and every other rank's processes make no progress ({@link StuckRanks}) is due
+ * within {@link #GPU_HANG_DEADLINE_MS} of when that picture first holds; with GPU samples, a killed rank whose peers
+ * wait ({@code survivorsWait}: its job stays Running) is due within it of when every other GPU waits. An elastic
+ * restart ({@code restart}) is no incident, and a job's pods succeed only once their uploads after training end.
  */
 public final class TraceImporter {
     /** Traces begin here in event time. */
