@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
 import time
 
@@ -53,6 +54,13 @@ def main():
     p.add_argument("--seed", type=int, default=1, help="rank 0's draws (--accum-choices)")
     p.add_argument("--stalls", default="", help="AT:SECS,...: the data loader stalls SECS at AT s after training began"
                                                 " (wall clock, rank 0's); stall i hits rank i mod world")
+    p.add_argument("--stall-rank", type=int, default=-1, help="every stall hits this rank (default: round-robin)")
+    p.add_argument("--stall-read", default="", help="a stalled loader reads this file in 64 KiB chunks every "
+                                                    "--stall-read-ms (throttled storage: still reading) instead of "
+                                                    "sleeping")
+    p.add_argument("--stall-read-ms", type=float, default=10)
+    p.add_argument("--block-fifo", default="", help="on SIGUSR1 the rank blocks reading this FIFO (a read that never "
+                                                    "returns, as from a hung mount), outside any collective")
     p.add_argument("--eval-every", type=float, default=0, help="seconds of training between evaluation passes")
     p.add_argument("--eval-secs", type=float, default=0, help="length of an evaluation pass")
     p.add_argument("--eval-rank0-only", action="store_true",
@@ -61,7 +69,10 @@ def main():
     p.add_argument("--ckpt-every", type=float, default=0, help="seconds of training between checkpoints")
     p.add_argument("--ckpt-secs", type=float, default=0, help="at least this long writing a checkpoint")
     p.add_argument("--ckpt-dir", default="/tmp")
-    a = p.parse_args()
+    p.add_argument("--cpu", action="store_true", help="gloo on the CPU: a dry run of the recorder without a GPU")
+    # under torchrun (record.py's "torchrun" jobs) the arguments come through the environment
+    a = p.parse_args(json.loads(os.environ["TRAIN_JOB_ARGS"]) if len(sys.argv) == 1 and "TRAIN_JOB_ARGS" in os.environ
+                     else None)
 
     events = open(a.events, "a", buffering=1)
 
@@ -70,16 +81,31 @@ def main():
                                  **extra}) + "\n")
 
     log("init_start", pid=os.getpid(), style=a.style)
-    torch.cuda.set_device(0)  # CUDA_VISIBLE_DEVICES names the GPU
-    dist.init_process_group("nccl", init_method=f"tcp://{a.master}:{a.port}", rank=a.rank, world_size=a.world,
-                            device_id=torch.device("cuda", 0))
+    if a.block_fifo:
+        def block(signum, frame):
+            # the recorder holds the FIFO open for writing and never writes: open returns, read never does
+            log("blocked_read_start", path=a.block_fifo)
+            fd = os.open(a.block_fifo, os.O_RDONLY)
+            os.read(fd, 1)
+        signal.signal(signal.SIGUSR1, block)
+    global DEV
+    # under torchrun the worker would otherwise expect the agent's store at --master:--port; it runs its own
+    os.environ.pop("TORCHELASTIC_USE_AGENT_STORE", None)
+    if a.cpu:
+        # a dry run of the recorder's mechanics on a machine without a GPU: gloo on the CPU
+        DEV = "cpu"
+        dist.init_process_group("gloo", init_method=f"tcp://{a.master}:{a.port}", rank=a.rank, world_size=a.world)
+    else:
+        torch.cuda.set_device(0)  # CUDA_VISIBLE_DEVICES names the GPU
+        dist.init_process_group("nccl", init_method=f"tcp://{a.master}:{a.port}", rank=a.rank, world_size=a.world,
+                                device_id=torch.device("cuda", 0))
     torch.manual_seed(a.rank)
     style = STYLES[a.style](a)
-    work = torch.randn(4096, 4096, device="cuda")
+    work = torch.randn(4096 if DEV == "cuda" else 256, 4096 if DEV == "cuda" else 256, device=DEV)
     # NCCL connects lazily: the first collectives are part of init, as on real jobs
-    dist.all_reduce(torch.ones(1, device="cuda"))
+    dist.all_reduce(torch.ones(1, device=DEV))
     style.warm_up()
-    torch.cuda.synchronize()
+    sync()
     log("init_done", params=style.params())
 
     def extra_compute(ms):
@@ -89,7 +115,7 @@ def main():
         while time.time() < end:
             for _ in range(4):
                 torch.mm(work, work)
-            torch.cuda.synchronize()
+            sync()
 
     choices = [int(c) for c in a.accum_choices.split(",") if c]
     stalls = sorted((float(at), float(secs)) for at, secs in (s.split(":") for s in a.stalls.split(",") if s))
@@ -106,10 +132,11 @@ def main():
         # then waits in a collective the others never enter (an early recording hung exactly so)
         stall_ms, stall_rank = 0, -1
         if stall_i < len(stalls) and time.time() - start >= stalls[stall_i][0]:
-            stall_ms, stall_rank = int(stalls[stall_i][1] * 1000), stall_i % a.world
+            stall_ms = int(stalls[stall_i][1] * 1000)
+            stall_rank = a.stall_rank if a.stall_rank >= 0 else stall_i % a.world
             stall_i += 1
         due = torch.tensor([trained >= next_eval, trained >= next_ckpt, trained >= a.duration, stall_ms, stall_rank,
-                            draws.choice(choices) if choices else a.accum], dtype=torch.int64, device="cuda")
+                            draws.choice(choices) if choices else a.accum], dtype=torch.int64, device=DEV)
         dist.broadcast(due, src=0)
         eval_due, ckpt_due, stop, stall_ms, stall_rank, micro_steps = (int(v) for v in due.tolist())
         if stop:
@@ -129,12 +156,12 @@ def main():
                         continue
                     # an evaluation that communicates runs as many passes on every rank: rank 0 says when to stop
                     # (ranks that stopped on their own clocks hung in mismatched collectives in a first recording)
-                    more = torch.tensor([time.time() < end], dtype=torch.int32, device="cuda")
+                    more = torch.tensor([time.time() < end], dtype=torch.int32, device=DEV)
                     dist.broadcast(more, src=0)
                     if not more.item():
                         break
             # an evaluation ends with its metric reduced across ranks: one tiny collective
-            dist.all_reduce(torch.ones(1, device="cuda"))
+            dist.all_reduce(torch.ones(1, device=DEV))
             log("eval_end")
         if ckpt_due:
             next_ckpt = trained + a.ckpt_every
@@ -152,15 +179,18 @@ def main():
             log("ckpt_end")
         if stall_rank == a.rank:
             # this rank's data loader has no batch ready; the others block in their next collective
-            log("loader_stall_start", ms=stall_ms)
-            time.sleep(stall_ms / 1000)
+            log("loader_stall_start", ms=stall_ms, reading=bool(a.stall_read))
+            if a.stall_read:
+                slow_read(a.stall_read, stall_ms / 1000, a.stall_read_ms / 1000)
+            else:
+                time.sleep(stall_ms / 1000)
             log("loader_stall_end")
         t0 = time.time()
         for micro in range(micro_steps):
             style.train(last=micro == micro_steps - 1)
             extra_compute(a.compute_ms)
         style.step()
-        torch.cuda.synchronize()
+        sync()
         step += 1
         trained += time.time() - t0
         if step % 10 == 0:
@@ -168,6 +198,24 @@ def main():
     log("train_end", steps=step, secs=round(time.time() - start, 1))
     dist.destroy_process_group()
     log("exit")
+
+
+DEV = "cuda"
+
+
+def sync():
+    if DEV == "cuda":
+        torch.cuda.synchronize()
+
+
+def slow_read(path, secs, every):
+    """A data loader on throttled storage: 64 KiB reads, one every `every` s, for `secs` s (still making progress)."""
+    end = time.time() + secs
+    with open(path, "rb", buffering=0) as f:
+        while time.time() < end:
+            if not f.read(65536):
+                f.seek(0)
+            time.sleep(every)
 
 
 def blocks(width, layers):
@@ -180,10 +228,10 @@ class Ddp:
     def __init__(self, a):
         from torch.nn.parallel import DistributedDataParallel
         self.a = a
-        self.model = nn.Sequential(*blocks(a.width, a.layers)).cuda()
+        self.model = nn.Sequential(*blocks(a.width, a.layers)).to(DEV)
         self.ddp = DistributedDataParallel(self.model, bucket_cap_mb=25)
         self.opt = torch.optim.SGD(self.ddp.parameters(), lr=1e-4)
-        self.x = torch.randn(a.batch, a.width, device="cuda")
+        self.x = torch.randn(a.batch, a.width, device=DEV)
 
     def warm_up(self):
         pass
@@ -217,13 +265,13 @@ class Fsdp(Ddp):
         from torch.distributed.device_mesh import init_device_mesh
         from torch.distributed.fsdp import fully_shard
         self.a = a
-        mesh = init_device_mesh("cuda", (a.world,))
-        self.model = nn.Sequential(*blocks(a.width, a.layers)).cuda()
+        mesh = init_device_mesh(DEV, (a.world,))
+        self.model = nn.Sequential(*blocks(a.width, a.layers)).to(DEV)
         for block in self.model:
             fully_shard(block, mesh=mesh)
         fully_shard(self.model, mesh=mesh)
         self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-4)
-        self.x = torch.randn(a.batch, a.width, device="cuda")
+        self.x = torch.randn(a.batch, a.width, device=DEV)
 
     def train(self, last):
         # gradients are reduce-scattered on the last micro-step only, as accumulation does with FSDP
@@ -246,10 +294,10 @@ class Pipeline(Ddp):
     def __init__(self, a):
         self.a = a
         self.stage, self.stages = a.rank, a.world
-        self.model = nn.Sequential(*blocks(a.width, a.layers)).cuda()
+        self.model = nn.Sequential(*blocks(a.width, a.layers)).to(DEV)
         self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-4)
         self.micro = a.batch // a.micro_batches
-        self.x = torch.randn(self.micro, a.width, device="cuda")
+        self.x = torch.randn(self.micro, a.width, device=DEV)
 
     def warm_up(self):
         # NCCL connects each neighbour pair at its first send: part of init
@@ -262,7 +310,7 @@ class Pipeline(Ddp):
             if self.stage == 0:
                 inp = self.x
             else:
-                inp = torch.empty(self.micro, self.a.width, device="cuda")
+                inp = torch.empty(self.micro, self.a.width, device=DEV)
                 dist.recv(inp, src=self.stage - 1)
                 inp.requires_grad_(train)
             out = self.model(inp)
@@ -340,9 +388,9 @@ class Tp(Ddp):
                 self.dp_group, self.dp_size = group, len(ranks)
         shard = a.width // a.tp
         self.model = nn.ModuleList(nn.ModuleList([nn.Linear(a.width, shard), nn.Linear(shard, a.width, bias=False)])
-                                   for _ in range(a.layers)).cuda()
+                                   for _ in range(a.layers)).to(DEV)
         self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-4)
-        self.x = torch.randn(a.batch, a.width, device="cuda")
+        self.x = torch.randn(a.batch, a.width, device=DEV)
 
     def forward(self, x):
         for col, row in self.model:

@@ -26,18 +26,41 @@ import java.util.zip.GZIPInputStream;
  * ({@code .gz}).
  */
 public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List<Event> events,
-                        Map<RankKey, List<GpuRow>> gpus) {
+                        Map<RankKey, List<GpuRow>> gpus, Map<RankKey, List<ProcRow>> processes,
+                        List<NvmlProcRow> nvmlProcesses, List<NvmlUtilRow> nvmlUtilization) {
 
     public static final String META = "trace.json";
     public static final String COUNTERS = "counters.csv";
     public static final String EVENTS = "events.jsonl";
     public static final String GPUS = "gpus.csv";
+    /** Each rank's process tree at about 10 Hz (record.py's process activity). */
+    public static final String PROCS = "procs.csv";
+    /** NVML's compute processes per poll, and its per-process utilization samples (shared-GPU recordings). */
+    public static final String GPU_PROCS = "gpu_procs.csv";
+    public static final String GPU_PROC_UTIL = "gpu_proc_util.csv";
 
+    /**
+     * {@code sharedGpus}: the ranks shared the machine's GPUs (the gpu readings are the whole GPU's; each rank's own
+     * comes from NVML's per-process readings); {@code clockTicksPerSec} the unit of procs.csv's CPU times.
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Meta(int v, String name, String description, long startEpochMs, long durationMs, double sampleHz,
-                       List<Job> jobs, List<Injected> incidents) {
+                       List<Job> jobs, List<Injected> incidents, Boolean sharedGpus, Integer clockTicksPerSec) {
         public Meta {
             incidents = incidents == null ? List.of() : List.copyOf(incidents);
+            sharedGpus = Boolean.TRUE.equals(sharedGpus);
+            clockTicksPerSec = clockTicksPerSec == null ? 100 : clockTicksPerSec;
+        }
+
+        public Meta(int v, String name, String description, long startEpochMs, long durationMs, double sampleHz,
+                    List<Job> jobs, List<Injected> incidents) {
+            this(v, name, description, startEpochMs, durationMs, sampleHz, jobs, incidents, false, 100);
+        }
+
+        /** The job's argument after {@code flag}, null without. */
+        public static String arg(Job job, String flag) {
+            int i = job.args().indexOf(flag);
+            return i < 0 || i + 1 >= job.args().size() ? null : job.args().get(i + 1);
         }
     }
 
@@ -56,16 +79,49 @@ public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List
      * afterwards, with a {@code note} that says how it was found.
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Injected(String kind, String job, int rank, long atMs, Long endMs, String rate, String note) {
+    public record Injected(String kind, String job, int rank, long atMs, Long endMs, String rate, String note,
+                           Boolean survivorsWait) {
         public static final String HANG = "hang";
         public static final String CRASH = "crash";
         public static final String SLOW_LINK = "slow-link";
         public static final String LINK_DOWN = "link-down";
+        /** The rank blocked on a read that never returns (a hung mount), outside any collective. */
+        public static final String BLOCK = "block";
+        /** The rank's worker killed under torchrun --max-restarts: the job restarts in the same pods, no fault. */
+        public static final String RESTART = "restart";
 
-        /** Whether the job stops making progress here: a hang or a lost link (a crash fails the job instead). */
-        public boolean stalls() {
-            return kind.equals(HANG) || kind.equals(LINK_DOWN);
+        public Injected {
+            survivorsWait = Boolean.TRUE.equals(survivorsWait);
         }
+
+        public Injected(String kind, String job, int rank, long atMs, Long endMs, String rate, String note) {
+            this(kind, job, rank, atMs, endMs, rate, note, false);
+        }
+
+        /**
+         * Whether the job stops making progress here: a hang, a blocked rank or a lost link; a crash whose survivors
+         * wait (ranks without torchrun, the killed pod restarted by its restart policy) too. Other crashes fail the
+         * job instead.
+         */
+        public boolean stalls() {
+            return kind.equals(HANG) || kind.equals(LINK_DOWN) || kind.equals(BLOCK)
+                    || kind.equals(CRASH) && survivorsWait;
+        }
+    }
+
+    /**
+     * One process of a rank's tree at {@code tMs}: CPU time in clock ticks (utime+stime of its threads and
+     * cutime+cstime of its waited-for children), state letter, rchar/wchar of /proc/pid/io (null where unreadable).
+     */
+    public record ProcRow(long tMs, int pid, int ppid, String state, long cpuTicks, Long rchar, Long wchar) {
+    }
+
+    /** A process NVML listed on GPU {@code gpu} at the poll of {@code tMs}. */
+    public record NvmlProcRow(long tMs, int gpu, int pid) {
+    }
+
+    /** One of NVML's per-process utilization samples, first seen at the poll of {@code tMs}; its own time in us. */
+    public record NvmlUtilRow(long tMs, int gpu, int pid, long sampleTsUs, int smUtil, int memUtil) {
     }
 
     public record RankKey(String job, int rank) {
@@ -132,12 +188,77 @@ public record NcclTrace(Meta meta, Map<RankKey, List<CounterRow>> counters, List
                         e.get("rank").asInt(), e.get("event").asText()));
             }
         }
-        return new NcclTrace(meta, counters, events, readGpus(dir, meta));
+        NcclTrace trace = new NcclTrace(meta, counters, events, readGpus(dir, meta), readProcs(dir), readNvml(dir),
+                readNvmlUtil(dir));
+        return meta.sharedGpus() ? SharedGpus.virtualGpus(trace) : trace;
     }
 
     /** Whether the trace has GPU telemetry beside its counters. */
     public boolean hasGpus() {
         return !gpus.isEmpty();
+    }
+
+    /** Whether the trace has each rank's process activity (procs.csv). */
+    public boolean hasProcesses() {
+        return !processes.isEmpty();
+    }
+
+    private static boolean has(Path dir, String name) {
+        return Files.isRegularFile(dir.resolve(name)) || Files.isRegularFile(dir.resolve(name + ".gz"));
+    }
+
+    private static Map<RankKey, List<ProcRow>> readProcs(Path dir) throws IOException {
+        if (!has(dir, PROCS)) {
+            return Map.of();
+        }
+        Map<RankKey, List<ProcRow>> out = new LinkedHashMap<>();
+        try (BufferedReader in = open(dir, PROCS)) {
+            String header = in.readLine();
+            if (header == null || !header.startsWith("t_ms,job,rank,pid,ppid,comm,state,utime,stime,cutime,cstime")) {
+                throw new IOException(dir.resolve(PROCS) + ": unexpected header " + header);
+            }
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] f = line.split(",", -1);
+                out.computeIfAbsent(new RankKey(f[1], Integer.parseInt(f[2])), k -> new ArrayList<>())
+                        .add(new ProcRow(Long.parseLong(f[0]), Integer.parseInt(f[3]), Integer.parseInt(f[4]), f[6],
+                                Long.parseLong(f[7]) + Long.parseLong(f[8]) + Long.parseLong(f[9])
+                                        + Long.parseLong(f[10]),
+                                f[12].isEmpty() ? null : Long.valueOf(f[12]),
+                                f[13].isEmpty() ? null : Long.valueOf(f[13])));
+            }
+        }
+        return out;
+    }
+
+    private static List<NvmlProcRow> readNvml(Path dir) throws IOException {
+        List<NvmlProcRow> out = new ArrayList<>();
+        if (!has(dir, GPU_PROCS)) {
+            return out;
+        }
+        try (BufferedReader in = open(dir, GPU_PROCS)) {
+            in.readLine();
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] f = line.split(",", -1);
+                out.add(new NvmlProcRow(Long.parseLong(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2])));
+            }
+        }
+        return out;
+    }
+
+    private static List<NvmlUtilRow> readNvmlUtil(Path dir) throws IOException {
+        List<NvmlUtilRow> out = new ArrayList<>();
+        if (!has(dir, GPU_PROC_UTIL)) {
+            return out;
+        }
+        try (BufferedReader in = open(dir, GPU_PROC_UTIL)) {
+            in.readLine();
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] f = line.split(",", -1);
+                out.add(new NvmlUtilRow(Long.parseLong(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
+                        Long.parseLong(f[3]), Integer.parseInt(f[4]), Integer.parseInt(f[5])));
+            }
+        }
+        return out;
     }
 
     private static Map<RankKey, List<GpuRow>> readGpus(Path dir, Meta meta) throws IOException {

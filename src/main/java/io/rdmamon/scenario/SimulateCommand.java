@@ -62,6 +62,11 @@ public final class SimulateCommand implements Callable<Integer> {
             + " whose collectors read no GPUs sees them.")
     boolean noGpuSamples;
 
+    @Option(names = "--no-process-activity", description = "With --from-trace: leave the GPU samples' process fields"
+            + " (processCpuCores, processRead/WriteBytesPerSec, processStates) out of traces that recorded each rank's"
+            + " process activity, as a collector that cannot read the GPU processes' /proc entries publishes them.")
+    boolean noProcessActivity;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -122,7 +127,8 @@ public final class SimulateCommand implements Callable<Integer> {
             for (TraceImporter.Form form : forms.stream().map(TraceImporter.Form::of).toList()) {
                 for (long phase : phases) {
                     ScenarioRecorder.Recording recording = TraceImporter.importTrace(trace, form, phase, jitterMs,
-                            seed, trace.hasGpus() && !noGpuSamples);
+                            seed, trace.hasGpus() && !noGpuSamples,
+                            trace.hasGpus() && !noGpuSamples && trace.hasProcesses() && !noProcessActivity);
                     Path target = out.resolve(TraceImporter.scenarioName(trace, form, phase));
                     ScenarioFiles.write(recording, target);
                     spec.commandLine().getErr().printf("%s: %d port samples, %d host samples, %d GPU samples, %d job"

@@ -41,6 +41,14 @@ import java.util.SplittableRandom;
  * with no memory traffic) is then to be flagged within {@link #GPU_HANG_DEADLINE_MS}, whatever the job paused before;
  * a hang where some rank stopped outside its GPU keeps the network's deadline. A lost link (link-down) is a hang from
  * when the job would have talked again: the end of the evaluation, checkpoint or stall it was in.
+ *
+ * <p>A trace recorded with each rank's process activity ({@link NcclTrace#hasProcesses()}, ranks sharing one GPU:
+ * {@link SharedGpus} gives each its own GPU) also fills the GPU samples' process fields, read as the collector reads
+ * /proc ({@link TraceProcesses}); {@code processActivity} false leaves them out. With them, a hang in which some
+ * ranks' GPUs wait in a collective and every other rank's processes make no progress ({@link StuckRanks}) is due
+ * within {@link #GPU_HANG_DEADLINE_MS} of when that picture first holds; with GPU samples, a killed rank whose peers
+ * wait ({@code survivorsWait}: its job stays Running) is due within it of when every other GPU waits. An elastic
+ * restart ({@code restart}) is no incident, and a job's pods succeed only once their uploads after training end.
  */
 public final class TraceImporter {
     /** Traces begin here in event time. */
@@ -51,6 +59,10 @@ public final class TraceImporter {
     public static final long FALLBACK_DEADLINE_MS = 90_000;
     /** A hang that every rank's GPU shows (all waiting in a collective) is flagged within this. */
     public static final long GPU_HANG_DEADLINE_MS = 5_000;
+    /** In the note of a hang whose rank died while every other rank's GPU waits (issue 48's rule, within 5 s). */
+    public static final String DEAD_RANK_NOTE = "its GPU has no process while every other rank's waits in a collective";
+    /** In the note of a hang with ranks stuck outside the collective (issue 49's rule, within 5 s). */
+    public static final String STUCK_OUTSIDE_NOTE = StuckRanks.STUCK_NOTE;
     /** How long after a hang's start the GPUs' readings say whether every rank waits in a collective. */
     private static final long GPU_WAIT_LOOK_MS = 3_000;
     /** A GPU busy at least this much with at most {@link #WAIT_MEMORY_PERCENT} memory traffic waits in a kernel. */
@@ -116,6 +128,19 @@ public final class TraceImporter {
      */
     public static ScenarioRecorder.Recording importTrace(NcclTrace trace, Form form, long phaseMs, long jitterMs,
                                                          long seed, boolean gpuSamples) {
+        return importTrace(trace, form, phaseMs, jitterMs, seed, gpuSamples, gpuSamples && trace.hasProcesses());
+    }
+
+    /**
+     * The trace's records; {@code processActivity} false leaves the GPU samples' process fields out (a collector that
+     * cannot read the GPU processes' /proc entries), with the deadlines that hold without them in the ground truth.
+     */
+    public static ScenarioRecorder.Recording importTrace(NcclTrace trace, Form form, long phaseMs, long jitterMs,
+                                                         long seed, boolean gpuSamples, boolean processActivity) {
+        if (processActivity && !(gpuSamples && trace.hasProcesses())) {
+            throw new IllegalArgumentException(trace.meta().name() + ": process activity needs GPU samples and the"
+                    + " ranks' process readings (procs.csv)");
+        }
         if (gpuSamples && !trace.hasGpus()) {
             throw new IllegalArgumentException(trace.meta().name() + " has no GPU telemetry (gpus.csv)");
         }
@@ -136,6 +161,7 @@ public final class TraceImporter {
         List<ScenarioRecorder.Arrival<GpuSample>> gpus = new ArrayList<>();
         // a random of their own: the other records stay as they were for traces without GPUs
         SplittableRandom gpuDelays = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + phaseMs + 1);
+        TraceProcesses activity = processActivity ? new TraceProcesses(trace) : null;
         for (int i = 0; i < ranks.size(); i++) {
             NcclTrace.RankKey rank = ranks.get(i);
             String node = node(i);
@@ -160,6 +186,13 @@ public final class TraceImporter {
                 long ts = base + t;
                 GpuSample gpu = gpuSamples ? gpuSample(trace.gpus().get(rank), node, prev < 0 ? t - 1000 : prev, t,
                         ts) : null;
+                if (gpu != null && activity != null) {
+                    TraceProcesses.Activity a = activity.over(rank, prev < 0 ? -1 : prev, t);
+                    if (a != null) {
+                        gpu = gpu.withProcessActivity(a.cpuCores(), a.readBytesPerSec(), a.writeBytesPerSec(),
+                                a.states());
+                    }
+                }
                 if (gpu != null) {
                     gpus.add(new ScenarioRecorder.Arrival<>(ts + ScenarioRecorder.delay(gpuDelays), gpu));
                 }
@@ -191,11 +224,12 @@ public final class TraceImporter {
             first += job.ranks();
             SimulatedJob simulated = job(trace, job, nodes, base, form == Form.SOCKET, gpuSamples);
             jobs.addAll(simulated.lifecycle());
-            incidents.addAll(truth(trace, job, simulated, form, base, gpuSamples));
+            incidents.addAll(truth(trace, job, simulated, form, base, gpuSamples, processActivity));
         }
         jobs.sort(Comparator.comparingLong(JobRecord::updatedAt));
         String description = trace.meta().description() + " [real NCCL trace, " + form.label() + " form, sampling"
-                + " phase " + phaseMs + " ms, jitter " + jitterMs + " ms" + (gpuSamples ? ", GPU samples" : "") + "]";
+                + " phase " + phaseMs + " ms, jitter " + jitterMs + " ms" + (gpuSamples ? ", GPU samples" : "")
+                + (processActivity ? " with process activity" : "") + "]";
         GroundTruth truth = new GroundTruth(GroundTruth.VERSION, name, description, seed, base,
                 base + trace.meta().durationMs(), incidents);
         return new ScenarioRecorder.Recording(ScenarioRecorder.inArrivalOrder(ports, PortSample::ts),
@@ -256,9 +290,8 @@ public final class TraceImporter {
         long started = trace.events(job.name(), "init_start").stream().mapToLong(NcclTrace.Event::tMs).min()
                 .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
                         + " has no init_start event"));
-        List<NcclTrace.Event> exits = trace.events(job.name(), "exit");
-        Long succeeded = exits.size() == job.ranks()
-                ? base + exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() + POD_EXIT_MS : null;
+        Long ended = podsEnd(trace, job);
+        Long succeeded = ended == null ? null : base + ended + POD_EXIT_MS;
         long running = Math.max(0, started - POD_LEAD_MS);
         List<JobRecord.Rank> ranks = SimulatedJob.ranks(job.name(), nodes,
                 List.of(socket ? ScenarioRecorder.HOST_IFACE : DEVICE));
@@ -272,7 +305,8 @@ public final class TraceImporter {
             simulated = simulated.withLabel(SocketPorts.TRANSPORT_LABEL, SocketPorts.SOURCE);
         }
         NcclTrace.Injected crash = stop(trace, job.name());
-        if (succeeded != null || crash == null || !crash.kind().equals(NcclTrace.Injected.CRASH)) {
+        if (succeeded != null || crash == null || !crash.kind().equals(NcclTrace.Injected.CRASH)
+                || crash.survivorsWait()) {
             return simulated;
         }
         JobRecord r = simulated.running();
@@ -280,6 +314,33 @@ public final class TraceImporter {
         lifecycle.add(new JobRecord(r.v(), r.uid(), r.job(), r.namespace(), JobRecord.FAILED,
                 base + crash.atMs() + POD_EXIT_MS, r.startedAt(), r.worldSize(), r.ranks(), r.labels()));
         return new SimulatedJob(lifecycle, null);
+    }
+
+    /**
+     * When the job's pods all ended by themselves: every rank's training exited and, where a pod went on uploading
+     * ({@code torchrun ... && upload}), its upload ended; null while one still runs.
+     */
+    static Long podsEnd(NcclTrace trace, NcclTrace.Job job) {
+        List<NcclTrace.Event> exits = trace.events(job.name(), "exit");
+        if (exits.stream().map(NcclTrace.Event::rank).distinct().count() != job.ranks()) {
+            return null;
+        }
+        long end = exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow();
+        List<NcclTrace.Event> uploads = trace.events(job.name(), "upload_start");
+        List<NcclTrace.Event> uploaded = trace.events(job.name(), "upload_end");
+        if (uploaded.size() < uploads.size()) {
+            return null;
+        }
+        return Math.max(end, uploaded.stream().mapToLong(NcclTrace.Event::tMs).max().orElse(end));
+    }
+
+    /** When every rank first finished its init (an elastic restart inits again later), null without. */
+    static Long trainStart(NcclTrace trace, String job) {
+        Map<Integer, Long> first = new java.util.HashMap<>();
+        for (NcclTrace.Event e : trace.events(job, "init_done")) {
+            first.merge(e.rank(), e.tMs(), Math::min);
+        }
+        return first.values().stream().max(Long::compare).orElse(null);
     }
 
     /** The job's first hang, lost link or crash, null without. */
@@ -319,6 +380,35 @@ public final class TraceImporter {
                 .mapToLong(NcclTrace.Event::tMs).max().orElse(-1);
     }
 
+    /** The first instant within 30 s of {@code fromMs} from which every other rank's GPU waits, null if none. */
+    static Long othersWaitFrom(NcclTrace trace, String job, int rank, long fromMs) {
+        for (long t = fromMs; t <= fromMs + 30_000 && t + GPU_WAIT_LOOK_MS <= trace.meta().durationMs(); t += 100) {
+            if (othersWait(trace, job, rank, t)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Whether every GPU of the job but {@code rank}'s waits inside a collective over the stall's first seconds. */
+    static boolean othersWait(NcclTrace trace, String job, int rank, long fromMs) {
+        for (NcclTrace.RankKey other : trace.ranks(job)) {
+            if (other.rank() != rank && !gpuWaits(trace, other, fromMs)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the rank's GPU waits inside a collective over {@link #GPU_WAIT_LOOK_MS} from {@code fromMs}. */
+    static boolean gpuWaits(NcclTrace trace, NcclTrace.RankKey rank, long fromMs) {
+        List<NcclTrace.GpuRow> rows = trace.gpus().getOrDefault(rank, List.of()).stream()
+                .filter(r -> r.tMs() >= fromMs && r.tMs() < fromMs + GPU_WAIT_LOOK_MS).toList();
+        Double util = mean(rows, NcclTrace.GpuRow::utilizationPercent);
+        Double memory = mean(rows, NcclTrace.GpuRow::memoryUtilizationPercent);
+        return util != null && memory != null && util >= WAIT_UTILIZATION_PERCENT && memory <= WAIT_MEMORY_PERCENT;
+    }
+
     /**
      * Whether every GPU of the job waits inside a collective over the first {@link #GPU_WAIT_LOOK_MS} of a stall:
      * busy at least {@link #WAIT_UTILIZATION_PERCENT} with at most {@link #WAIT_MEMORY_PERCENT} memory traffic, on
@@ -326,11 +416,7 @@ public final class TraceImporter {
      */
     static boolean everyGpuWaits(NcclTrace trace, String job, long fromMs) {
         for (NcclTrace.RankKey rank : trace.ranks(job)) {
-            List<NcclTrace.GpuRow> rows = trace.gpus().getOrDefault(rank, List.of()).stream()
-                    .filter(r -> r.tMs() >= fromMs && r.tMs() < fromMs + GPU_WAIT_LOOK_MS).toList();
-            Double util = mean(rows, NcclTrace.GpuRow::utilizationPercent);
-            Double memory = mean(rows, NcclTrace.GpuRow::memoryUtilizationPercent);
-            if (util == null || memory == null || util < WAIT_UTILIZATION_PERCENT || memory > WAIT_MEMORY_PERCENT) {
+            if (!gpuWaits(trace, rank, fromMs)) {
                 return false;
             }
         }
@@ -338,11 +424,13 @@ public final class TraceImporter {
     }
 
     private static List<Incident> truth(NcclTrace trace, NcclTrace.Job job, SimulatedJob simulated, Form form,
-                                        long base, boolean gpuSamples) {
+                                        long base, boolean gpuSamples, boolean processActivity) {
         List<Incident> out = new ArrayList<>();
-        long trainStart = trace.events(job.name(), "init_done").stream().mapToLong(NcclTrace.Event::tMs).max()
-                .orElseThrow(() -> new IllegalArgumentException(trace.meta().name() + ": job " + job.name()
-                        + " has no init_done event"));
+        Long firstInit = trainStart(trace, job.name());
+        if (firstInit == null) {
+            throw new IllegalArgumentException(trace.meta().name() + ": job " + job.name() + " has no init_done event");
+        }
+        long trainStart = firstInit;
         List<long[]> pauses = pauses(trace, job.name(), trainStart);
         NcclTrace.Injected stop = stop(trace, job.name());
         // from when the job's collectives fell back to sockets; in the switch form, a job that stopped before never
@@ -350,12 +438,17 @@ public final class TraceImporter {
         long onTcp = form == Form.TCP ? trainStart : form == Form.SWITCH ? switchAt(trace) : Long.MAX_VALUE;
         // the job stops training at its hang or crash, or when its ranks exit by themselves
         List<NcclTrace.Event> exits = trace.events(job.name(), "exit");
-        Long stopsAt = stop != null ? Long.valueOf(stop.atMs()) : exits.size() == job.ranks()
-                ? exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow() : null;
+        Long stopsAt = stop != null ? Long.valueOf(stop.atMs()) : exits.stream().map(NcclTrace.Event::rank)
+                .distinct().count() == job.ranks() ? exits.stream().mapToLong(NcclTrace.Event::tMs).max().orElseThrow()
+                : null;
         if (onTcp != Long.MAX_VALUE && (stopsAt == null || stopsAt > onTcp)) {
             Long end = stopsAt == null ? null : base + stopsAt;
             // a job that stops sooner than the deadline after it went on sockets gives too little to judge by
-            boolean judgeable = stopsAt == null || stopsAt - onTcp >= FALLBACK_DEADLINE_MS;
+            // as is one whose elastic restart (a quiet of tens of seconds) falls within that deadline
+            boolean restarted = trace.meta().incidents().stream().anyMatch(i -> i.job().equals(job.name())
+                    && i.kind().equals(NcclTrace.Injected.RESTART) && i.atMs() >= onTcp
+                    && i.atMs() < onTcp + FALLBACK_DEADLINE_MS);
+            boolean judgeable = (stopsAt == null || stopsAt - onTcp >= FALLBACK_DEADLINE_MS) && !restarted;
             out.add(incident(judgeable ? Incident.ALERT : Incident.TOLERATE, "TCP_FALLBACK", simulated, null,
                     base + onTcp, end, judgeable ? FALLBACK_DEADLINE_MS : null, "NCCL's collectives run over its"
                             + " socket transport on eth0 from " + (onTcp / 1000) + " s; the RDMA port idles from then"));
@@ -371,8 +464,8 @@ public final class TraceImporter {
             longestBefore = Math.max(longestBefore, length);
         }
         for (NcclTrace.Injected injected : trace.meta().incidents()) {
-            if (!injected.job().equals(job.name())) {
-                continue;
+            if (!injected.job().equals(job.name()) || injected.kind().equals(NcclTrace.Injected.RESTART)) {
+                continue; // an elastic restart in the same pods is no fault: any alert on it is a false one
             }
             String node = simulated.running().ranks().get(injected.rank()).node();
             long startMs = injected.stalls() ? stallStart(trace, injected) : injected.atMs();
@@ -387,15 +480,30 @@ public final class TraceImporter {
             }
             long longest = pauses.stream().filter(p -> p[1] <= startMs).mapToLong(p -> p[1] - p[0]).max()
                     .orElse(0);
-            boolean crash = injected.kind().equals(NcclTrace.Injected.CRASH);
+            boolean crash = injected.kind().equals(NcclTrace.Injected.CRASH) && !injected.survivorsWait();
             boolean gpusWait = gpuSamples && !crash && everyGpuWaits(trace, job.name(), startMs);
-            long deadline = gpusWait ? GPU_HANG_DEADLINE_MS : Math.max(HANG_DEADLINE_MS, 2 * longest + HANG_SLACK_MS);
+            // a dead rank's GPU empty while every other waits (issue 48); a rank stuck outside the collective, its
+            // processes without progress, while the others wait (issue 49, needs the process activity)
+            Long deadAt = gpuSamples && injected.kind().equals(NcclTrace.Injected.CRASH) && injected.survivorsWait()
+                    ? othersWaitFrom(trace, job.name(), injected.rank(), startMs) : null;
+            boolean deadRank = deadAt != null;
+            Long stuckAt = processActivity && !gpusWait && !deadRank
+                    ? StuckRanks.onset(trace, job.name(), startMs) : null;
+            boolean stuckOutside = stuckAt != null;
+            boolean fast = gpusWait || deadRank || stuckOutside;
+            if (stuckOutside || deadRank) {
+                // the peers may first finish an evaluation pass or an iteration: the picture holds from here
+                at = base + (stuckOutside ? stuckAt : deadAt);
+            }
+            long deadline = fast ? GPU_HANG_DEADLINE_MS : Math.max(HANG_DEADLINE_MS, 2 * longest + HANG_SLACK_MS);
             String what = injected.note() != null ? injected.note() : "rank " + injected.rank() + " "
                     + (crash ? "crashed (SIGKILL): its pod and the job go Failed " + POD_EXIT_MS / 1000 + " s later"
                     : injected.kind().equals(NcclTrace.Injected.LINK_DOWN) ? "lost its link at "
                     + injected.atMs() / 1000.0 + " s (NIC down)" : "hung (SIGSTOP)");
             String note = what + "; longest pause recovered from before: " + longest / 1000.0 + " s"
-                    + (gpusWait ? "; every rank's GPU waits in a collective" : "");
+                    + (gpusWait ? "; every rank's GPU waits in a collective" : "")
+                    + (deadRank ? "; " + DEAD_RANK_NOTE : "")
+                    + (stuckOutside ? "; " + StuckRanks.STUCK_NOTE : "");
             // once on sockets the job's quiet is not seen on RDMA ports: a stall there may be flagged, need not be;
             // a crash is the job's Failed record, a stall until then may be flagged
             boolean expected = injected.atMs() < onTcp && !crash;

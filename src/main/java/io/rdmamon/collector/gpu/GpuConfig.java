@@ -47,6 +47,16 @@ public final class GpuConfig extends AbstractConfig {
             + "its count would read 0 while a job runs: processes is null there. true: always count (a collector in "
             + "the training container, or a pod with shareProcessNamespace); false: processes is always null.";
 
+    public static final String PROCESS_ACTIVITY_CONFIG = "collector.gpu.process.activity";
+    public static final String PROCESS_ACTIVITY_DOC = "Where processes are counted, also publish what the GPU's "
+            + "compute processes did over each interval (processCpuCores, processReadBytesPerSec, "
+            + "processWriteBytesPerSec, processStates): their process trees' CPU time, rchar/wchar and states from "
+            + "collector.gpu.proc.root. Reading another user's /proc/<pid>/io needs CAP_SYS_PTRACE (or the same uid); "
+            + "without it the byte rates are null and the rest is published.";
+    public static final String PROC_ROOT_CONFIG = "collector.gpu.proc.root";
+    public static final String PROC_ROOT_DOC = "The host's /proc, where the GPU processes' activity is read (the "
+            + "collector's own /proc with hostPID: true).";
+
     public static final String PROCESSES_TIMEOUT_MS_CONFIG = "collector.gpu.processes.timeout.ms";
     public static final long DEFAULT_PROCESSES_TIMEOUT_MS = 5_000;
     public static final String PROCESSES_TIMEOUT_MS_DOC = "Deadline of one process count; an nvidia-smi still running "
@@ -89,6 +99,9 @@ public final class GpuConfig extends AbstractConfig {
                 .define(READ_INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_READ_INTERVAL_MS,
                         ConfigDef.Range.between(50L, 60_000L), Importance.LOW, READ_INTERVAL_MS_DOC)
                 .define(PROCESSES_CONFIG, Type.STRING, AUTO, tristate, Importance.LOW, PROCESSES_DOC)
+                .define(PROCESS_ACTIVITY_CONFIG, Type.BOOLEAN, true, Importance.LOW, PROCESS_ACTIVITY_DOC)
+                .define(PROC_ROOT_CONFIG, Type.STRING, "/proc", new ConfigDef.NonEmptyString(), Importance.LOW,
+                        PROC_ROOT_DOC)
                 .define(PROCESSES_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_PROCESSES_TIMEOUT_MS,
                         ConfigDef.Range.atLeast(10L), Importance.LOW, PROCESSES_TIMEOUT_MS_DOC)
                 .define(SILENCE_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_SILENCE_TIMEOUT_MS, ConfigDef.Range.atLeast(10L),
@@ -124,6 +137,15 @@ public final class GpuConfig extends AbstractConfig {
             case "false" -> false;
             default -> seesHostProcesses;
         };
+    }
+
+    /** Whether to publish the GPU processes' activity where processes are counted. */
+    public boolean processActivity() {
+        return getBoolean(PROCESS_ACTIVITY_CONFIG);
+    }
+
+    public java.nio.file.Path procRoot() {
+        return java.nio.file.Path.of(getString(PROC_ROOT_CONFIG).trim());
     }
 
     public Duration processesTimeout() {

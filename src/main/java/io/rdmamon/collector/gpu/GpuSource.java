@@ -18,6 +18,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -63,8 +64,12 @@ public final class GpuSource implements AutoCloseable {
     private volatile List<String> uuids = List.of();
     private boolean countingStarted;
 
-    private record TimedCounts(Map<String, Integer> perUuid, long atNanos) {
+    /** The compute processes' ids per GPU uuid, and when they were listed. */
+    private record TimedCounts(Map<String, Set<Integer>> pids, long atNanos) {
     }
+
+    /** The GPU processes' CPU, bytes and states per interval (issue 49); null where processes are not counted. */
+    private final ProcessActivity activity;
 
     /**
      * Starts nvidia-smi for {@code node}'s records; {@code countProcesses}: whether process counts are trusted here
@@ -86,6 +91,7 @@ public final class GpuSource implements AutoCloseable {
         Gauge.builder(OFF_METRIC, this, s -> s.off ? 1 : 0)
                 .description("1 when the GPU source is off because this node has no NVIDIA driver or GPU")
                 .register(registry);
+        this.activity = countProcesses && config.processActivity() ? new ProcessActivity(config.procRoot()) : null;
         this.processCounts = countProcesses ? new ProcessCounts(config.command("--query-compute-apps="
                 + NvidiaSmiCsv.APPS_FIELDS, "--format=" + NvidiaSmiCsv.FORMAT), config.processesTimeout(), registry)
                 : null;
@@ -124,13 +130,19 @@ public final class GpuSource implements AutoCloseable {
             return List.of();
         }
         TimedCounts counts = latestCounts;
-        Map<String, Integer> perUuid = counts != null && now - counts.atNanos() <= TimeUnit.MILLISECONDS.toNanos(
-                3 * intervalMs) ? counts.perUuid() : null;
+        Map<String, Set<Integer>> pids = counts != null && now - counts.atNanos() <= TimeUnit.MILLISECONDS.toNanos(
+                3 * intervalMs) ? counts.pids() : null;
+        // the processes' activity since the previous pass, read here on the sampling thread: a few /proc files each
+        Map<String, ProcessActivity.Activity> active = activity != null && pids != null
+                ? activity.sample(pids, now) : Map.of();
         List<GpuSample> out = new ArrayList<>(means.size());
         for (GpuReading r : means) {
-            out.add(new GpuSample(GpuSample.VERSION, node, r.index(), r.uuid(), wallMs, intervalMs,
+            GpuSample s = new GpuSample(GpuSample.VERSION, node, r.index(), r.uuid(), wallMs, intervalMs,
                     r.utilizationPercent(), r.memoryUtilizationPercent(), r.powerWatts(), r.smClockMHz(),
-                    perUuid == null ? null : perUuid.getOrDefault(r.uuid(), 0)));
+                    pids == null ? null : pids.getOrDefault(r.uuid(), Set.of()).size());
+            ProcessActivity.Activity a = active.get(r.uuid());
+            out.add(a == null ? s : s.withProcessActivity(a.cpuCores(), a.readBytesPerSec(), a.writeBytesPerSec(),
+                    a.states()));
         }
         uuids = out.stream().map(GpuSample::uuid).sorted().toList();
         return out;
@@ -156,7 +168,7 @@ public final class GpuSource implements AutoCloseable {
 
     private void countProcesses() {
         try {
-            Optional<Map<String, Integer>> counts = processCounts.count();
+            Optional<Map<String, Set<Integer>>> counts = processCounts.count();
             counts.ifPresent(c -> latestCounts = new TimedCounts(Map.copyOf(c), System.nanoTime()));
         } catch (RuntimeException e) {
             log.error("GPU process count failed unexpectedly; the next one follows: {}", e.toString(), e);

@@ -1,8 +1,10 @@
 package io.rdmamon.collector.gpu;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -57,18 +59,27 @@ final class NvidiaSmiCsv {
      * a line is not {@code <uuid>, <pid>}: a count from output that is partly an error message is not trusted.
      */
     static Optional<Map<String, Integer>> processes(String output) {
-        Map<String, Integer> counts = new HashMap<>();
+        return pids(output).map(pids -> {
+            Map<String, Integer> counts = new HashMap<>();
+            pids.forEach((uuid, set) -> counts.put(uuid, set.size()));
+            return counts;
+        });
+    }
+
+    /** The compute processes' ids per GPU uuid, on the same terms as {@link #processes}. */
+    static Optional<Map<String, Set<Integer>>> pids(String output) {
+        Map<String, Set<Integer>> pids = new HashMap<>();
         for (String line : output.split("\\R")) {
             if (line.isBlank()) {
                 continue;
             }
             String[] f = SEPARATOR.split(line.trim(), -1);
-            if (f.length != 2 || !f[0].startsWith("GPU-") || !f[1].matches("\\d+")) {
+            if (f.length != 2 || !f[0].startsWith("GPU-") || !f[1].matches("\\d{1,9}")) {
                 return Optional.empty();
             }
-            counts.merge(f[0], 1, Integer::sum);
+            pids.computeIfAbsent(f[0], k -> new HashSet<>()).add(Integer.parseInt(f[1]));
         }
-        return Optional.of(counts);
+        return Optional.of(pids);
     }
 
     /** Whether a line says that there is no NVIDIA driver, or no GPU, to read. */

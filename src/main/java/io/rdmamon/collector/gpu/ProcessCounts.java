@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,8 +52,11 @@ final class ProcessCounts {
                         + "exit code), unparseable (output not <uuid>, <pid> lines)").register(registry);
     }
 
-    /** Processes per GPU uuid (a GPU without any is absent), or empty when the run gave no trustworthy count. */
-    Optional<Map<String, Integer>> count() {
+    /**
+     * The compute processes' ids per GPU uuid (a GPU without any is absent), or empty when the run gave no trustworthy
+     * count.
+     */
+    Optional<Map<String, Set<Integer>>> count() {
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -69,7 +73,7 @@ final class ProcessCounts {
             if (p.exitValue() != 0) {
                 return failed("exit", "exit code " + p.exitValue() + ": " + SupervisedProcess.printable(text.strip()));
             }
-            Optional<Map<String, Integer>> counts = NvidiaSmiCsv.processes(text);
+            Optional<Map<String, Set<Integer>>> counts = NvidiaSmiCsv.pids(text);
             if (counts.isEmpty()) {
                 return failed("unparseable", "output '" + SupervisedProcess.printable(text.strip()) + "'");
             }
@@ -83,7 +87,7 @@ final class ProcessCounts {
         }
     }
 
-    private Optional<Map<String, Integer>> failed(String reason, String why) {
+    private Optional<Map<String, Set<Integer>>> failed(String reason, String why) {
         failures(reason).increment();
         long suppressed = logLimiter.admit(reason);
         if (suppressed != LogLimiter.SUPPRESS) {

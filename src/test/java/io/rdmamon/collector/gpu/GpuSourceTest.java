@@ -60,6 +60,30 @@ class GpuSourceTest {
     }
 
     @Test
+    void shouldPublishTheActivityOfTheGpuProcessesFromProc() throws Exception {
+        // GPU 0 runs this JVM (a process whose /proc entry exists), GPU 1 nothing
+        Path apps = dir.resolve("apps.csv");
+        Files.writeString(apps, GPU_0 + ", " + ProcessHandle.current().pid() + "\n");
+        FakeNvidiaSmi fake = new FakeNvidiaSmi(dir);
+        Path smi = fake.streaming(FakeNvidiaSmi.recorded("nvidia-smi-h200-busy.csv"), 2, apps, null);
+        GpuSource source = source(FakeNvidiaSmi.config(smi), true);
+        source.sample(0);
+        await().atMost(WAIT).until(() -> {
+            Thread.sleep(300);
+            List<GpuSample> samples = source.sample(1_000);
+            return samples.size() == 2 && samples.get(0).processCpuCores() != null;
+        });
+        Thread.sleep(1_000);
+        List<GpuSample> samples = source.sample(2_000);
+        assertThat(samples.get(0).processes()).isEqualTo(1);
+        assertThat(samples.get(0).processCpuCores()).isNotNull().isGreaterThanOrEqualTo(0.0);
+        assertThat(samples.get(0).processStates()).isNotEmpty();
+        assertThat(samples.get(1).processes()).isZero();
+        assertThat(samples.get(1).processCpuCores()).isNull();
+        assertThat(samples.get(1).processStates()).isNull();
+    }
+
+    @Test
     void shouldPublishOneAveragedSamplePerGpuWithItsProcessesFromTheRecordedStream() throws Exception {
         FakeNvidiaSmi fake = new FakeNvidiaSmi(dir);
         Path smi = fake.streaming(FakeNvidiaSmi.recorded("nvidia-smi-h200-busy.csv"), 1,
