@@ -8,7 +8,6 @@ import io.rdmamon.scenario.ScenarioFiles;
 import io.rdmamon.scenario.TraceImporter;
 import io.rdmamon.streams.StreamsAppConfig;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,26 +74,22 @@ class GpuTracesTest {
     void shouldFlagEveryIncidentInTimeWithNoFalseAlarm() {
         assertThat(report.scenarios()).isNotEmpty().allSatisfy(s -> {
             assertThat(s.misses()).as(s.scenario()).isEmpty();
-            assertThat(s.late().stream().filter(h -> !awaitsRule(h)).toList()).as(s.scenario()).isEmpty();
-            assertThat(s.falsePositives().stream().filter(a -> !awaitsGrace(s, a)).toList()).as(s.scenario())
-                    .isEmpty();
+            assertThat(s.late()).as(s.scenario()).isEmpty();
+            assertThat(s.falsePositives()).as(s.scenario()).isEmpty();
         });
     }
 
     /**
-     * {@code torchrun ... && upload}: the GPUs empty while the pods upload for a minute is no crash. The "processes
-     * gone" rule fires on it today (issue 48 item 5); its grace period is being written beside this branch.
+     * {@code torchrun ... && upload} and an elastic restart in the same pods: GPUs empty while the pods upload for a
+     * minute, or while torchrun starts the workers again, are no crash.
      */
     @Test
-    @Disabled("awaits the grace period of the processes-gone rule (issue 48 item 5): enable with it")
-    void shouldRaiseNoAlarmOnAnUploadAfterTraining() {
-        assertThat(report.scenarios()).allSatisfy(s -> assertThat(s.falsePositives()).as(s.scenario()).isEmpty());
-    }
-
-    /** A processes-gone alarm on the upload trace (see the disabled test above). */
-    static boolean awaitsGrace(ScenarioScore s, Alert a) {
-        return s.scenario().startsWith("proc-upload-healthy")
-                && "gpu-processes-gone".equals(a.labels().get("evidence"));
+    void shouldRaiseNoAlarmOnAnUploadAfterTrainingOrAnElasticRestart() {
+        List<ScenarioScore> chained = report.scenarios().stream()
+                .filter(s -> s.scenario().startsWith("proc-upload-healthy")
+                        || s.scenario().startsWith("proc-elastic-healthy")).toList();
+        assertThat(chained).hasSizeGreaterThanOrEqualTo(2 * RealTracesTest.PHASES.size());
+        assertThat(chained).allSatisfy(s -> assertThat(s.falsePositives()).as(s.scenario()).isEmpty());
     }
 
     /**
@@ -104,11 +99,9 @@ class GpuTracesTest {
      * network's deadlines.
      */
     @Test
-    @Disabled("awaits the detection rules of issue 49 item 2 (ranks stuck outside the collective) and issue 48 item 5"
-            + " (a dead rank while the others wait): enable with them")
     void shouldFlagRanksStuckOutsideOrDeadWithinFiveSeconds() {
         List<ScenarioScore.Hit> fast = report.scenarios().stream().flatMap(s -> s.hits().stream())
-                .filter(GpuTracesTest::awaitsRule).toList();
+                .filter(GpuTracesTest::stuckOrDeadRank).toList();
         assertThat(fast).hasSizeGreaterThanOrEqualTo(5 * RealTracesTest.PHASES.size());
         assertThat(fast).allSatisfy(h -> assertThat(h.latencyMs()).as(h.incident().note())
                 .isLessThanOrEqualTo(TraceImporter.GPU_HANG_DEADLINE_MS));
@@ -123,8 +116,8 @@ class GpuTracesTest {
                 .filter(h -> h.incident().note().contains(TraceImporter.STUCK_OUTSIDE_NOTE))).isEmpty();
     }
 
-    /** A hit whose 5-s deadline needs a rule that is not on this branch yet (see the disabled test). */
-    static boolean awaitsRule(ScenarioScore.Hit h) {
+    /** A hang with a rank stuck outside the collective or dead while the others wait: due within 5 s. */
+    static boolean stuckOrDeadRank(ScenarioScore.Hit h) {
         String note = h.incident().note() == null ? "" : h.incident().note();
         return note.contains(TraceImporter.STUCK_OUTSIDE_NOTE) || note.contains(TraceImporter.DEAD_RANK_NOTE);
     }
@@ -134,7 +127,7 @@ class GpuTracesTest {
         List<ScenarioScore.Hit> gpuHangs = report.scenarios().stream().flatMap(s -> s.hits().stream())
                 .filter(h -> h.incident().type().equals(Alert.STALLED_SYNC))
                 .filter(h -> Long.valueOf(TraceImporter.GPU_HANG_DEADLINE_MS).equals(h.incident().maxLatencyMs()))
-                .filter(h -> !awaitsRule(h))
+                .filter(h -> !stuckOrDeadRank(h))
                 .toList();
         // the lost link and the hang after a 12 s stall, at four phases each
         assertThat(gpuHangs).hasSizeGreaterThanOrEqualTo(2 * RealTracesTest.PHASES.size());
