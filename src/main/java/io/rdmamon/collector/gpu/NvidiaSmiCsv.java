@@ -1,6 +1,8 @@
 package io.rdmamon.collector.gpu;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -53,22 +55,26 @@ final class NvidiaSmiCsv {
     }
 
     /**
-     * Compute processes per GPU uuid from the apps query's whole output (no line: no process on any GPU). Empty when
-     * a line is not {@code <uuid>, <pid>}: a count from output that is partly an error message is not trusted.
+     * The pids of the compute processes per GPU uuid from the apps query's whole output (no line: no process on any
+     * GPU). Empty when a line is not {@code <uuid>, <pid>}: a count from output that is partly an error message (or
+     * cut off) is not trusted.
      */
-    static Optional<Map<String, Integer>> processes(String output) {
-        Map<String, Integer> counts = new HashMap<>();
+    static Optional<Map<String, List<Long>>> processes(String output) {
+        Map<String, List<Long>> pids = new HashMap<>();
+        if (!output.isEmpty() && !output.endsWith("\n")) {
+            return Optional.empty(); // the last line was cut off
+        }
         for (String line : output.split("\\R")) {
             if (line.isBlank()) {
                 continue;
             }
             String[] f = SEPARATOR.split(line.trim(), -1);
-            if (f.length != 2 || !f[0].startsWith("GPU-") || !f[1].matches("\\d+")) {
+            if (f.length != 2 || !f[0].startsWith("GPU-") || !f[1].matches("\\d{1,10}")) {
                 return Optional.empty();
             }
-            counts.merge(f[0], 1, Integer::sum);
+            pids.computeIfAbsent(f[0], u -> new ArrayList<>()).add(Long.parseLong(f[1]));
         }
-        return Optional.of(counts);
+        return Optional.of(pids);
     }
 
     /** Whether a line says that there is no NVIDIA driver, or no GPU, to read. */
