@@ -153,6 +153,11 @@ public final class GpuSource implements AutoCloseable {
         return published;
     }
 
+    /** What reads the GPUs now (NVML or nvidia-smi), for the log and the benchmark. */
+    public String reader() {
+        return reader.describe();
+    }
+
     /** True while no NVIDIA driver or GPU is found here; it is looked for again with backoff. */
     public boolean isOff() {
         return reader.noDriver();

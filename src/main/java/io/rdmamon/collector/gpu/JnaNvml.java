@@ -83,7 +83,9 @@ final class JnaNvml implements Nvml {
                 lib = Native.load(libraryName, Library.class);
             } catch (LinkageError e) {
                 // UnsatisfiedLinkError: no such library; NoClassDefFoundError: JNA's own native part did not load
-                throw new NvmlException(NvmlException.UNLOADABLE, "cannot load " + libraryName + ": " + e.getMessage());
+                String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+                throw new NvmlException(NvmlException.UNLOADABLE, "cannot load " + libraryName + ": "
+                        + (why.length() > 200 ? why.substring(0, 200) + "..." : why));
             }
         }
         check(lib.nvmlInit_v2(), "nvmlInit");

@@ -33,6 +33,7 @@ final class NvmlReader implements GpuReader {
     private final long intervalNanos;
     private final long readIntervalNanos;
     private final boolean countProcesses;
+    private final boolean required;
     private final GpuAverages averages = new GpuAverages();
     private final StuckCall call;
     private final RestartBackoff backoff;
@@ -52,6 +53,7 @@ final class NvmlReader implements GpuReader {
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
         this.readIntervalNanos = config.readInterval().toNanos();
         this.countProcesses = countProcesses;
+        this.required = config.required();
         this.logLimiter = logLimiter;
         this.call = new StuckCall("reader", config.silenceTimeout(), registry, logLimiter);
         this.backoff = new RestartBackoff(config.backoffInitial(), config.backoffMax(), config.backoffMax());
@@ -168,7 +170,15 @@ final class NvmlReader implements GpuReader {
             call.ended();
             unloadable = e.unloadable();
             noDriver = true;
-            logFailure("open", e.getMessage() + "; retrying with backoff (no NVIDIA driver or GPU on this node yet?)");
+            long suppressed = logLimiter.admit("nvml/open");
+            if (suppressed != LogLimiter.SUPPRESS) {
+                String line = "GPU source: {}; retrying with backoff (no NVIDIA driver or GPU on this node yet?){}";
+                if (required) {
+                    log.warn(line, e.getMessage(), LogLimiter.suffix(suppressed));
+                } else {
+                    log.info(line, e.getMessage(), LogLimiter.suffix(suppressed));
+                }
+            }
             return null;
         }
     }
