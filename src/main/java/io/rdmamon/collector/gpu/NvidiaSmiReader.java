@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Reads the GPUs with nvidia-smi, where NVML cannot be loaded into the collector: one supervised {@code nvidia-smi
@@ -33,6 +34,8 @@ final class NvidiaSmiReader implements GpuReader {
 
     private static final Logger log = LoggerFactory.getLogger(GpuSource.class);
     private static final long JOIN_MS = 5_000;
+    /** How long before the next pass a count starts: nvidia-smi takes tens of ms to start and read the GPUs. */
+    private static final long COUNT_LEAD_MS = 500;
 
     private final GpuConfig config;
     private final long intervalMs;
@@ -51,7 +54,7 @@ final class NvidiaSmiReader implements GpuReader {
     private volatile boolean noDriver;
     private volatile boolean streamStuck;
     private volatile GpuProcesses processes;
-    private boolean countingStarted;
+    private final AtomicBoolean countPending = new AtomicBoolean();
 
     NvidiaSmiReader(GpuConfig config, long intervalMs, boolean countProcesses, MeterRegistry registry,
                     LogLimiter logLimiter) {
@@ -91,7 +94,7 @@ final class NvidiaSmiReader implements GpuReader {
             streamStuck = true;
             stuckStreams.increment();
         }
-        startCountingOnce();
+        scheduleCount();
         if (processCounts != null) {
             processCounts.checkStuck(nowNanos);
         }
@@ -120,11 +123,15 @@ final class NvidiaSmiReader implements GpuReader {
                 + "--query-compute-apps per interval");
     }
 
-    /** Counting starts with the first reading: without a GPU it would only run a failing nvidia-smi every interval. */
-    private void startCountingOnce() {
-        if (counter != null && everRead && !countingStarted) {
-            countingStarted = true;
-            counter.scheduleWithFixedDelay(this::countProcesses, 0, intervalMs, TimeUnit.MILLISECONDS);
+    /**
+     * One count per interval, started half an interval (at most {@value #COUNT_LEAD_MS} ms) before the next pass, so
+     * that its result is of the interval's end; none while one is pending (a count that hangs delays the next, never
+     * piles them up). Counting starts with the first reading: without a GPU it would only run a failing nvidia-smi.
+     */
+    private void scheduleCount() {
+        if (counter != null && everRead && countPending.compareAndSet(false, true)) {
+            long lead = Math.min(COUNT_LEAD_MS, intervalMs / 2);
+            counter.schedule(this::countProcesses, intervalMs - lead, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -133,6 +140,8 @@ final class NvidiaSmiReader implements GpuReader {
             processCounts.count().ifPresent(pids -> processes = new GpuProcesses(pids, true, System.nanoTime()));
         } catch (RuntimeException e) {
             log.error("GPU process count failed unexpectedly; the next one follows: {}", e.toString(), e);
+        } finally {
+            countPending.set(false);
         }
     }
 
