@@ -93,11 +93,12 @@ final class GpuBenchmark {
                 lastSamples = samples;
             };
             runFor(options.warmup(), intervalMs, pass);
-            Cpu gpu0 = gpuSourceCpu(self);
+            Set<Long> besides = beside == null ? Set.of() : tree(beside.pid());
+            Cpu gpu0 = gpuSourceCpu(self, besides);
             long sampling0 = sampling[0];
             Cpu beside0 = beside == null ? null : processCpu(beside.pid());
             long passes = runFor(options.measure(), intervalMs, pass);
-            Cpu gpu = gpuSourceCpu(self).minus(gpu0).plusNanos(sampling[0] - sampling0);
+            Cpu gpu = gpuSourceCpu(self, besides).minus(gpu0).plusNanos(sampling[0] - sampling0);
             String reader = source.isOff() ? "no driver found" : source.reader();
             out.printf("GPU source in-process: %s; interval %d ms, %d s warm-up, %d intervals measured%n", reader,
                     intervalMs, options.warmup().toSeconds(), passes);
@@ -234,15 +235,24 @@ final class GpuBenchmark {
         return new Cpu(nanos, stat);
     }
 
+    /** A process and its descendants now. */
+    private static Set<Long> tree(long pid) {
+        Set<Long> pids = new java.util.HashSet<>(Set.of(pid));
+        ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> pids.add(d.pid())));
+        return pids;
+    }
+
     /**
      * The GPU source's share of this process: its threads (schedstat; stat ticks of those threads), its live child
-     * processes (nvidia-smi) and the children reaped so far (cutime + cstime).
+     * processes (nvidia-smi) and the children reaped so far (cutime + cstime); not the {@code --beside} process, also a
+     * child of this one.
      */
-    private static Cpu gpuSourceCpu(long self) throws IOException {
+    private static Cpu gpuSourceCpu(long self, Set<Long> besides) throws IOException {
         long nanos = threadNanos(self, GPU_THREADS::contains);
         double stat = threadStatSeconds(self, GPU_THREADS::contains) + statSeconds(self, true)
                 - statSeconds(self, false);
-        for (ProcessHandle child : ProcessHandle.current().descendants().toList()) {
+        for (ProcessHandle child : ProcessHandle.current().descendants().filter(p -> !besides.contains(p.pid()))
+                .toList()) {
             nanos += threadNanos(child.pid(), name -> true);
             stat += statSeconds(child.pid(), false);
         }
