@@ -74,6 +74,11 @@ public final class GpuSource implements AutoCloseable {
                         + "collector.gpu.silence.timeout.ms: this node's GPU samples stop").register(registry);
         if (GpuConfig.NVIDIA_SMI.equals(config.reader())) {
             reader = nvidiaSmi();
+        } else if (GpuConfig.AUTO.equals(config.reader()) && !nvml.load()) {
+            // decided before the first pass (loading the library does not call the driver, so it cannot hang)
+            log.info("GPU source: NVML's library ({}) cannot be loaded; reading with nvidia-smi instead ({}=auto)",
+                    config.nvmlLibrary(), GpuConfig.READER_CONFIG);
+            reader = nvidiaSmi();
         } else {
             mayFallBack = GpuConfig.AUTO.equals(config.reader());
             reader = new NvmlReader(nvml, config, intervalMs, countProcesses, registry, logLimiter);

@@ -77,7 +77,16 @@ final class JnaNvml implements Nvml {
     }
 
     @Override
-    public List<String> open() throws NvmlException {
+    public boolean load() {
+        try {
+            loadLibrary();
+            return true;
+        } catch (NvmlException e) {
+            return false;
+        }
+    }
+
+    private void loadLibrary() throws NvmlException {
         if (lib == null) {
             try {
                 lib = Native.load(libraryName, Library.class);
@@ -88,6 +97,11 @@ final class JnaNvml implements Nvml {
                         + (why.length() > 200 ? why.substring(0, 200) + "..." : why));
             }
         }
+    }
+
+    @Override
+    public List<String> open() throws NvmlException {
+        loadLibrary();
         check(lib.nvmlInit_v2(), "nvmlInit");
         check(lib.nvmlDeviceGetCount_v2(one), "nvmlDeviceGetCount");
         int count = one[0];

@@ -9,6 +9,12 @@ import java.util.List;
  */
 interface Nvml {
     /**
+     * Loads the library (once; no call into the driver, so it cannot hang); false when it cannot be loaded (no
+     * {@code libnvidia-ml.so.1}, or JNA's native part does not load).
+     */
+    boolean load();
+
+    /**
      * Loads the library (once) and initialises NVML; returns the uuid of every GPU, by index. {@link NvmlException} when
      * there is no library ({@link NvmlException#unloadable()}), no driver, no GPU, or a GPU cannot be opened.
      */

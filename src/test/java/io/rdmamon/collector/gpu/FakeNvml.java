@@ -65,6 +65,11 @@ final class FakeNvml implements Nvml {
     }
 
     @Override
+    public boolean load() {
+        return !unloadable;
+    }
+
+    @Override
     public List<String> open() throws NvmlException {
         enter();
         try {
