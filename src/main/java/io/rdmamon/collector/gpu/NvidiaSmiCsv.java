@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * nvidia-smi's CSV output ({@code --format=csv,noheader,nounits}): the GPU query's lines, e.g. {@code 0,
  * GPU-fa2badef-49a9-1483-88ed-34afc018aeb1, 100, 0, 141.74, 1980}, and the compute-apps query's {@code <gpu uuid>,
  * <pid>}. A value nvidia-smi cannot give is written in brackets ({@code [N/A]}, {@code [Not Supported]}, {@code [GPU
- * is lost]}, {@code [Unknown Error]}) and becomes null, never 0.
+ * is lost]}, {@code [Unknown Error]}) and becomes null, never 0; a failure (not {@code [N/A]} or {@code [Not
+ * Supported]}) is the reading's {@code error}.
  */
 final class NvidiaSmiCsv {
     /** The GPU query, in the order of {@link GpuReading}'s fields. */
@@ -51,7 +52,7 @@ final class NvidiaSmiCsv {
                 || outside(sm, 0, Double.MAX_VALUE)) {
             return Optional.empty();
         }
-        return Optional.of(new GpuReading(index, f[1], util, memUtil, power, sm));
+        return Optional.of(new GpuReading(index, f[1], util, memUtil, power, sm, List.of(), failure(f)));
     }
 
     /**
@@ -80,6 +81,18 @@ final class NvidiaSmiCsv {
     /** Whether a line says that there is no NVIDIA driver, or no GPU, to read. */
     static boolean saysNoDriver(String line) {
         return NO_DRIVER.matcher(line).find();
+    }
+
+    /** nvidia-smi's words for a GPU that fails ({@code [GPU is lost]}, {@code [Unknown Error]}), null otherwise. */
+    private static String failure(String[] fields) {
+        for (int i = 2; i < fields.length; i++) {
+            String f = fields[i];
+            if (f.startsWith("[") && f.endsWith("]") && !f.equals("[N/A]") && !f.equals("[Not Supported]")
+                    && !f.equals("[Insufficient Permissions]")) {
+                return f.substring(1, f.length() - 1);
+            }
+        }
+        return null;
     }
 
     private static Double value(String field) {

@@ -31,7 +31,11 @@ class NvidiaSmiCsvTest {
         GpuReading r = NvidiaSmiCsv.reading("3, GPU-0b0b0b, [N/A], [Not Supported], [Unknown Error], [GPU is lost]")
                 .orElseThrow();
 
-        assertThat(r).isEqualTo(new GpuReading(3, "GPU-0b0b0b", null, null, null, null));
+        assertThat(r).isEqualTo(new GpuReading(3, "GPU-0b0b0b", null, null, null, null, List.of(), "Unknown Error"));
+        assertThat(NvidiaSmiCsv.reading("3, GPU-0b0b0b, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost]")
+                .orElseThrow().error()).isEqualTo("GPU is lost");
+        assertThat(NvidiaSmiCsv.reading("3, GPU-0b0b0b, [N/A], [N/A], [Not Supported], 1410").orElseThrow().error())
+                .isNull();
         assertThat(NvidiaSmiCsv.reading("0, GPU-0b0b0b, 100, N/A, 120.5, 1980").orElseThrow()
                 .memoryUtilizationPercent()).isNull();
     }

@@ -134,6 +134,8 @@ class NvmlReaderTest {
         List<GpuSample> after = sampleUntil(source, pass -> pass.size() == 2);
 
         assertThat(after).allMatch(s -> s.utilizationPercent() == 98.0);
+        // the first record after the gap covers no known interval
+        assertThat(after).allMatch(s -> s.intervalMs() == 0);
         assertThat(source.isStuck()).isFalse();
         assertThat(gauge(GpuSource.STUCK_METRIC)).isZero();
         assertThat(nvml.closes.get()).isGreaterThanOrEqualTo(1);
