@@ -187,8 +187,9 @@ class NvmlReaderTest {
         sampleUntil(source, pass -> pass.size() == 2);
 
         nvml.lostGpu = GPU_1;
-        List<GpuSample> samples = sampleUntil(source, pass -> pass.size() == 2 && pass.get(1).error() != null
-                && pass.get(0).processes() != null);
+        // the interval it was lost in averages the readings it still gave; the next ones have none
+        sampleUntil(source, pass -> pass.size() == 2 && pass.get(1).error() != null);
+        List<GpuSample> samples = sampleUntil(source, pass -> pass.size() == 2 && pass.get(0).processes() != null);
 
         GpuSample lost = samples.get(1);
         assertThat(lost.uuid()).isEqualTo(GPU_1);
