@@ -40,6 +40,10 @@ class NvmlReaderTest {
     }
 
     private GpuSource source(FakeNvml nvml, Object... overrides) {
+        return source(nvml, INTERVAL_MS, overrides);
+    }
+
+    private GpuSource source(FakeNvml nvml, long intervalMs, Object... overrides) {
         cleanups.add(nvml::release);
         Map<String, Object> props = new HashMap<>(Map.of(
                 GpuConfig.READ_INTERVAL_MS_CONFIG, "50",
@@ -49,7 +53,7 @@ class NvmlReaderTest {
         for (int i = 0; i < overrides.length; i += 2) {
             props.put((String) overrides[i], overrides[i + 1]);
         }
-        GpuSource s = new GpuSource(new GpuConfig(props), "gpu-node-1", INTERVAL_MS, true, registry, nvml);
+        GpuSource s = new GpuSource(new GpuConfig(props), "gpu-node-1", intervalMs, true, registry, nvml);
         sources.add(s);
         return s;
     }
@@ -107,6 +111,29 @@ class NvmlReaderTest {
         assertThat(source.reader()).startsWith("NVML");
         assertThat(nvml.callingThreads).containsExactly("gpu-nvml");
         assertThat(gauge(GpuSource.OFF_METRIC)).isZero();
+    }
+
+    @Test
+    void shouldPublishOnlyProcessesCountedWithinTheSamplesInterval() throws Exception {
+        FakeNvml nvml = new FakeNvml(GPU_0);
+        // 1 s intervals: the processes are counted in the last 75 ms (1.5 readings) before the next pass is due
+        GpuSource source = source(nvml, 1_000);
+        await().atMost(WAIT).until(() -> {
+            Thread.sleep(1_000);
+            List<GpuSample> pass = source.sample(System.currentTimeMillis());
+            return pass.size() == 1 && pass.get(0).processes() != null;
+        });
+
+        // a pass soon after: new readings, but no count yet in this interval, and the last one is not published
+        Thread.sleep(100);
+        List<GpuSample> early = source.sample(System.currentTimeMillis());
+
+        assertThat(early).hasSize(1);
+        assertThat(early.get(0).processes()).isNull();
+        assertThat(early.get(0).intervalMs()).isBetween(90L, 900L);
+        assertThat(source.processes()).isNull();
+        Thread.sleep(1_000);
+        assertThat(source.sample(System.currentTimeMillis()).get(0).processes()).isEqualTo(1);
     }
 
     @Test
