@@ -40,10 +40,10 @@ class NvmlReaderTest {
     }
 
     private GpuSource source(FakeNvml nvml, Object... overrides) {
-        return source(nvml, INTERVAL_MS, overrides);
+        return sourceEvery(INTERVAL_MS, nvml, overrides);
     }
 
-    private GpuSource source(FakeNvml nvml, long intervalMs, Object... overrides) {
+    private GpuSource sourceEvery(long intervalMs, FakeNvml nvml, Object... overrides) {
         cleanups.add(nvml::release);
         Map<String, Object> props = new HashMap<>(Map.of(
                 GpuConfig.READ_INTERVAL_MS_CONFIG, "50",
@@ -117,7 +117,7 @@ class NvmlReaderTest {
     void shouldPublishOnlyProcessesCountedWithinTheSamplesInterval() throws Exception {
         FakeNvml nvml = new FakeNvml(GPU_0);
         // 1 s intervals: the processes are counted in the last 75 ms (1.5 readings) before the next pass is due
-        GpuSource source = source(nvml, 1_000);
+        GpuSource source = sourceEvery(1_000, nvml);
         await().atMost(WAIT).until(() -> {
             Thread.sleep(1_000);
             List<GpuSample> pass = source.sample(System.currentTimeMillis());
