@@ -72,12 +72,13 @@ public final class GpuSource implements AutoCloseable {
         Gauge.builder(STUCK_METRIC, this, s -> s.reader.stuck() ? 1 : 0)
                 .description("1 while a GPU driver call, nvidia-smi or process count has not returned for "
                         + "collector.gpu.silence.timeout.ms: this node's GPU samples stop").register(registry);
+        // auto decides before the first pass: loading the library does not call the driver, so it cannot hang
+        String unloadable = GpuConfig.AUTO.equals(config.reader()) ? nvml.load() : null;
         if (GpuConfig.NVIDIA_SMI.equals(config.reader())) {
             reader = nvidiaSmi();
-        } else if (GpuConfig.AUTO.equals(config.reader()) && !nvml.load()) {
-            // decided before the first pass (loading the library does not call the driver, so it cannot hang)
-            log.info("GPU source: NVML's library ({}) cannot be loaded; reading with nvidia-smi instead ({}=auto)",
-                    config.nvmlLibrary(), GpuConfig.READER_CONFIG);
+        } else if (unloadable != null) {
+            log.info("GPU source: {}; reading with nvidia-smi instead ({}=auto)", unloadable,
+                    GpuConfig.READER_CONFIG);
             reader = nvidiaSmi();
         } else {
             mayFallBack = GpuConfig.AUTO.equals(config.reader());

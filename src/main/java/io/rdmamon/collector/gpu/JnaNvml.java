@@ -77,12 +77,12 @@ final class JnaNvml implements Nvml {
     }
 
     @Override
-    public boolean load() {
+    public String load() {
         try {
             loadLibrary();
-            return true;
+            return null;
         } catch (NvmlException e) {
-            return false;
+            return e.getMessage();
         }
     }
 

@@ -9,10 +9,10 @@ import java.util.List;
  */
 interface Nvml {
     /**
-     * Loads the library (once; no call into the driver, so it cannot hang); false when it cannot be loaded (no
-     * {@code libnvidia-ml.so.1}, or JNA's native part does not load).
+     * Loads the library (once; no call into the driver, so it cannot hang); null when it is loaded, otherwise why it
+     * cannot be (no {@code libnvidia-ml.so.1}, or JNA's native part does not load).
      */
-    boolean load();
+    String load();
 
     /**
      * Loads the library (once) and initialises NVML; returns the uuid of every GPU, by index. {@link NvmlException} when

@@ -65,8 +65,8 @@ final class FakeNvml implements Nvml {
     }
 
     @Override
-    public boolean load() {
-        return !unloadable;
+    public String load() {
+        return unloadable ? "cannot load libnvidia-ml.so.1: not found" : null;
     }
 
     @Override
