@@ -37,13 +37,8 @@ public final class GpuSource implements AutoCloseable {
     private static final long NEVER = Long.MIN_VALUE;
 
     private final String node;
-    private final GpuConfig config;
-    private final long intervalMs;
-    private final boolean countProcesses;
-    private final MeterRegistry registry;
     private final LogLimiter logLimiter = new LogLimiter(Duration.ofMinutes(10));
-    private volatile GpuReader reader;
-    private boolean mayFallBack;
+    private final GpuReader reader;
 
     private long lastPassNanos = NEVER;
     private Set<Integer> sampledLastPass = Set.of();
@@ -62,10 +57,6 @@ public final class GpuSource implements AutoCloseable {
     GpuSource(GpuConfig config, String node, long intervalMs, boolean countProcesses, MeterRegistry registry,
               Nvml nvml) {
         this.node = node;
-        this.config = config;
-        this.intervalMs = intervalMs;
-        this.countProcesses = countProcesses;
-        this.registry = registry;
         Gauge.builder(OFF_METRIC, this, s -> s.reader.noDriver() ? 1 : 0)
                 .description("1 while no NVIDIA driver or GPU is found here (looked for again with backoff)")
                 .register(registry);
@@ -74,22 +65,15 @@ public final class GpuSource implements AutoCloseable {
                         + "collector.gpu.silence.timeout.ms: this node's GPU samples stop").register(registry);
         // auto decides before the first pass: loading the library does not call the driver, so it cannot hang
         String unloadable = GpuConfig.AUTO.equals(config.reader()) ? nvml.load() : null;
-        if (GpuConfig.NVIDIA_SMI.equals(config.reader())) {
-            reader = nvidiaSmi();
-        } else if (unloadable != null) {
+        if (unloadable != null) {
             log.info("GPU source: {}; reading with nvidia-smi instead ({}=auto)", unloadable,
                     GpuConfig.READER_CONFIG);
-            reader = nvidiaSmi();
-        } else {
-            mayFallBack = GpuConfig.AUTO.equals(config.reader());
-            reader = new NvmlReader(nvml, config, intervalMs, countProcesses, registry, logLimiter);
         }
+        reader = GpuConfig.NVIDIA_SMI.equals(config.reader()) || unloadable != null
+                ? new NvidiaSmiReader(config, intervalMs, countProcesses, registry, logLimiter)
+                : new NvmlReader(nvml, config, intervalMs, countProcesses, registry, logLimiter);
         log.info("GPU source: {}; process counts {}", reader.describe(), countProcesses ? "on"
                 : "off (processes null: see " + GpuConfig.PROCESSES_CONFIG + ")");
-    }
-
-    private GpuReader nvidiaSmi() {
-        return new NvidiaSmiReader(config, intervalMs, countProcesses, registry, logLimiter);
     }
 
     /** Whether this process sees the host's processes ({@link ProcessCounts#seesHostProcesses}). */
@@ -105,11 +89,10 @@ public final class GpuSource implements AutoCloseable {
      */
     public List<GpuSample> sample(long wallMs) {
         long now = System.nanoTime();
-        GpuReader r = current();
-        List<GpuReading> means = r.take(now);
+        List<GpuReading> means = reader.take(now);
         long previousPass = lastPassNanos;
         lastPassNanos = now;
-        GpuProcesses processes = r.processes();
+        GpuProcesses processes = reader.processes();
         if (processes != null && (previousPass == NEVER || processes.readAtNanos() <= previousPass)) {
             processes = null; // read in an earlier interval: not this interval's end
         }
@@ -130,20 +113,6 @@ public final class GpuSource implements AutoCloseable {
             uuids = out.stream().map(GpuSample::uuid).sorted().toList();
         }
         return out;
-    }
-
-    /** The reader; in auto mode NVML gives way to nvidia-smi once its library proved unloadable. */
-    private GpuReader current() {
-        GpuReader r = reader;
-        if (mayFallBack && r instanceof NvmlReader nvml && nvml.unloadable()) {
-            mayFallBack = false;
-            log.info("GPU source: NVML's library ({}) cannot be loaded; reading with nvidia-smi instead ({}=auto)",
-                    config.nvmlLibrary(), GpuConfig.READER_CONFIG);
-            nvml.close();
-            r = nvidiaSmi();
-            reader = r;
-        }
-        return r;
     }
 
     /** The uuids of the GPUs of the last sample that had any (in pod mode: the pod's own GPUs). */

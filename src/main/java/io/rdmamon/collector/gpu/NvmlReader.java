@@ -79,11 +79,6 @@ final class NvmlReader implements GpuReader {
         return noDriver;
     }
 
-    /** True while NVML's library (or JNA's native part) could not be loaded at all. */
-    boolean unloadable() {
-        return unloadable;
-    }
-
     @Override
     public boolean stuck() {
         return call.stuck();
