@@ -23,7 +23,10 @@ public final class BenchCommand {
             description = {"CPU time per sampling pass on a simulated node, and bytes per record (in-process).",
                     "With --process: the real collector as a process of its own, publishing to a broker, beside "
                             + "node_exporter's infiniband collector on the same tree; CPU per pass and resident "
-                            + "memory of both from /proc."})
+                            + "memory of both from /proc.",
+                    "With --gpu, on a GPU machine: the GPU source's CPU per interval in-process (beside the process "
+                            + "--beside starts, e.g. pynvml reading the same fields), then the collector's CPU per "
+                            + "pass with GPUs and without, two processes side by side; all from /proc."})
     static final class Collector implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -67,12 +70,27 @@ public final class BenchCommand {
                 description = "--process: node_exporter to compare with (default ${DEFAULT-VALUE}; empty: none).")
         String nodeExporter;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "--process: a collector setting, e.g. "
-                + "kafka.compression.type=none (repeatable).")
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "--process, --gpu: a collector setting, "
+                + "e.g. kafka.compression.type=none, collector.gpu.reader=nvidia-smi (repeatable).")
         List<String> settings = new ArrayList<>();
+
+        @Option(names = "--gpu", description = "Measure what reading this machine's GPUs costs (GpuBenchmark).")
+        boolean gpu;
+
+        @Option(names = "--beside", paramLabel = "COMMAND", description = "--gpu: a command (bash -c) run during the "
+                + "GPU source's measurement and measured over the same time, e.g. testbed/gpu/pynvml_reader.py.")
+        String beside;
+
+        @Option(names = "--gpu-source-only", description = "--gpu: skip the two collector processes.")
+        boolean gpuSourceOnly;
 
         @Override
         public Integer call() throws Exception {
+            if (gpu) {
+                GpuBenchmark.run(new GpuBenchmark.Options(interval, warmupTime, time, settings, beside,
+                        !gpuSourceOnly), spec.commandLine().getOut());
+                return 0;
+            }
             if (process) {
                 List<String> jvmOptions = jvm == null ? io.rdmamon.collector.CollectorJvmOptions.load()
                         : ChildJvm.splitOptions(jvm);

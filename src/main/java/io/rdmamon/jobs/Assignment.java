@@ -1,5 +1,8 @@
 package io.rdmamon.jobs;
 
+import io.rdmamon.model.GpuIds;
+import io.rdmamon.model.GpuSample;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -34,16 +37,18 @@ public record Assignment(List<Holder> holders) {
     }
 
     /**
-     * The holders of a node whose ranks there hold the GPU {@code uuid}: a rank that does not say which GPUs it holds
-     * holds them all, and so does every rank for a GPU of unknown uuid.
+     * The holders of a node whose ranks there hold the GPU of {@code sample} ({@link GpuIds}: its uuid, one of its MIG
+     * devices or time-sliced replicas, or its index): a rank that does not say which GPUs it holds holds them all, and
+     * so does every rank for a sample without a uuid.
      */
-    public Assignment holdingGpu(String uuid) {
-        if (uuid == null || holders.isEmpty()) {
+    public Assignment holdingGpu(GpuSample sample) {
+        if (sample.uuid() == null || holders.isEmpty()) {
             return this;
         }
         List<Holder> out = new ArrayList<>(holders.size());
         for (Holder holder : holders) {
-            if (holder.ranks().stream().anyMatch(r -> r.gpus().isEmpty() || r.gpus().contains(uuid))) {
+            if (holder.ranks().stream().anyMatch(r -> r.gpus().isEmpty()
+                    || r.gpus().stream().anyMatch(id -> GpuIds.refersTo(id, sample)))) {
                 out.add(holder);
             }
         }

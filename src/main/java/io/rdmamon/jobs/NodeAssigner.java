@@ -173,7 +173,7 @@ public final class NodeAssigner implements Processor<String, NodeInput, String, 
     private void judgeGpu(Record<String, NodeInput> record, GpuSample gpu) {
         String key = AssignmentKeys.node(gpu.node());
         judged(key, record.timestamp());
-        forward(record, at(key, record.timestamp()).holdingGpu(gpu.uuid()), false, false, false);
+        forward(record, at(key, record.timestamp()).holdingGpu(gpu), false, false, false);
     }
 
     /**

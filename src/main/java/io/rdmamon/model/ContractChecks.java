@@ -106,15 +106,19 @@ public final class ContractChecks {
         if (r == null && s.gpu() < 0) {
             r = new Rejection(Rejection.OUT_OF_RANGE, "field 'gpu' is " + s.gpu() + ": GPUs are numbered from 0");
         }
-        if (r == null && s.uuid() != null && !isName(s.uuid())) {
-            r = malformed("uuid", s.uuid());
+        if (r == null && s.uuid() == null) {
+            // a sample without a uuid would belong to every job on its node
+            r = new Rejection(Rejection.MISSING_FIELD, "missing field 'uuid'");
+        }
+        if (r == null) {
+            r = name("uuid", s.uuid());
         }
         if (r == null) {
             r = time("ts", s.ts(), recordTimestamp, limits);
         }
-        if (r == null && s.intervalMs() <= 0) {
-            r = new Rejection(Rejection.OUT_OF_RANGE, "field 'intervalMs' is " + s.intervalMs()
-                    + ": a sample covers a positive interval");
+        if (r == null) {
+            // measured: 0 on a GPU's first sample, as intervalMs of the port samples
+            r = notNegative("intervalMs", s.intervalMs());
         }
         if (r == null) {
             r = percent("utilizationPercent", s.utilizationPercent());
@@ -130,6 +134,16 @@ public final class ContractChecks {
         }
         if (r == null && s.processes() != null) {
             r = notNegative("processes", s.processes());
+        }
+        List<String> mig = s.migDevices();
+        if (r == null && mig != null) {
+            int bad = firstNull(mig) >= 0 ? firstNull(mig) : firstNonName(mig);
+            if (bad >= 0) {
+                r = malformed("migDevices[" + bad + "]", mig.get(bad));
+            }
+        }
+        if (r == null && s.error() != null && s.error().isBlank()) {
+            r = new Rejection(Rejection.OUT_OF_RANGE, "field 'error' is blank: it says why the readings failed");
         }
         return r;
     }

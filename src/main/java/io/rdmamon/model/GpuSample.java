@@ -13,7 +13,7 @@ import java.util.List;
  * <p>Values follow NVML: {@code utilizationPercent} is the share of the interval in which a kernel ran,
  * {@code memoryUtilizationPercent} the share in which device memory was read or written. Any value is {@code null}
  * when the driver did not report it ("[N/A]", "[Not Supported]"); {@code processes} is {@code null} when the process
- * count could not be read (a pod that cannot see the host's process table).
+ * count could not be read (a pod that cannot see the host's process table) or was not read within the interval.
  *
  * <p>Optional fields ({@code v} unchanged, left out when null): {@code migDevices}, the uuids of the MIG devices on
  * this GPU (a rank whose pod holds one is judged by this GPU's sample); {@code error}, why the GPU's readings failed

@@ -61,7 +61,8 @@ public final class RecordParser<T> {
             HostIfaceSample.VERSION, fields("node", Kind.TEXT, "iface", Kind.TEXT, "ts", Kind.INTEGER), tree -> null,
             ContractChecks::hostSample, ContractLimits.DEFAULT, SampleJsonReader::hostSample);
     public static final RecordParser<GpuSample> GPU_SAMPLE = new RecordParser<>(GpuSample.class, GpuSample.VERSION,
-            fields("node", Kind.TEXT, "gpu", Kind.INTEGER, "ts", Kind.INTEGER, "intervalMs", Kind.INTEGER),
+            fields("node", Kind.TEXT, "gpu", Kind.INTEGER, "uuid", Kind.TEXT, "ts", Kind.INTEGER, "intervalMs",
+                    Kind.INTEGER),
             tree -> null, ContractChecks::gpuSample, ContractLimits.DEFAULT, null);
     public static final RecordParser<JobRecord> JOB = new RecordParser<>(JobRecord.class, JobRecord.VERSION,
             fields("uid", Kind.TEXT, "job", Kind.TEXT, "state", Kind.TEXT, "updatedAt", Kind.INTEGER),

@@ -26,8 +26,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The collector's own class path (target/collector-lib, what its image ships) and JVM options (collector/jvm.options)
- * run the whole node agent: sysfs, a supervised eadm, the kubelet's pod-resources API over gRPC and the Kafka producer
- * with its compression codec, in a JVM of its own. A jar left out of the list in the pom fails this test.
+ * run the whole node agent: sysfs, a supervised eadm, the kubelet's pod-resources API over gRPC, the Kafka producer
+ * with its compression codec and JNA for NVML, in a JVM of its own. A jar left out of the list in the pom fails this test.
  */
 class CollectorClassPathTest {
     @TempDir(factory = TmpfsTempDir.class)
@@ -56,7 +56,9 @@ class CollectorClassPathTest {
                     "--set", io.rdmamon.collector.podresources.PodResourcesConfig.TOPIC_CONFIG + "=" + pods,
                     "--set", io.rdmamon.collector.podresources.PodResourcesConfig.SOCKET_CONFIG + "=" + dir.resolve("kubelet.sock"),
                     "--set", "collector.buffer.spill.path=" + dir.resolve("spill"),
-                    "--set", "eadm.command=" + EadmSimScript.command(eadm, tree.root())));
+                    "--set", "eadm.command=" + EadmSimScript.command(eadm, tree.root()),
+                    // NVML through JNA: JNA must be on the class path to say that this library is not there
+                    "--set", "collector.gpu.nvml.library=libnvidia-ml-absent.so.1"));
             Process collector = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
                     .start();
             try {
@@ -69,7 +71,8 @@ class CollectorClassPathTest {
         }
         String output = Files.readString(log, StandardCharsets.UTF_8);
         assertThat(output).doesNotContain("NoClassDefFoundError", "ClassNotFoundException")
-                .contains("eadm erdma_0: supervising");
+                .contains("eadm erdma_0: supervising")
+                .contains("Unable to load library 'libnvidia-ml-absent.so.1'");
         assertThat(keys(bootstrap, ports)).as(output).contains("node-a/mlx5_0/1", "node-a/erdma_0/1");
         assertThat(new String(TopicContent.readAll(bootstrap, pods).get(0).value(), StandardCharsets.UTF_8))
                 .contains("bert-0", "erdma_0");

@@ -83,7 +83,8 @@ class GpuCollectorTest {
         assertThat(byKey).containsOnlyKeys("gpu-5/0", "gpu-5/1");
         GpuSample last = byKey.get("gpu-5/0").get(byKey.get("gpu-5/0").size() - 1);
         assertThat(last.uuid()).isEqualTo(GPU_0);
-        assertThat(last.intervalMs()).isEqualTo(300);
+        // measured: the pass's 300 ms sleep and the pass itself
+        assertThat(last.intervalMs()).isBetween(300L, 1_000L);
         assertThat(last.utilizationPercent()).isBetween(98.0, 99.0);
         assertThat(last.processes()).isEqualTo(1);
         // the node's port samples share the partition: one consumer sees a node's NICs and GPUs together

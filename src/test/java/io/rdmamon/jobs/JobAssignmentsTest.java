@@ -78,6 +78,36 @@ class JobAssignmentsTest {
                 java.util.Set.of("GPU-b"), "uid-c", java.util.Set.of("GPU-c0", "GPU-c1")));
     }
 
+    @Test
+    void shouldGiveGpuSamplesToJobsWhoseRanksNameTheGpuAsTheKubeletDoes() {
+        // a time-sliced replica of GPU-a, a MIG device of GPU-b, and the device plugin's index strategy for GPU-c
+        JobRecord sliced = new JobRecord(JobRecord.VERSION, "uid-sliced", "s", "team-a", JobRecord.RUNNING, T0, T0, 1,
+                List.of(new JobRecord.Rank(0, "s-0", "n1", List.of(), null, null, List.of("GPU-a::3"))), Map.of());
+        JobRecord mig = new JobRecord(JobRecord.VERSION, "uid-mig", "m", "team-a", JobRecord.RUNNING, T0, T0, 1,
+                List.of(new JobRecord.Rank(0, "m-0", "n1", List.of(), null, null, List.of("MIG-b2"))), Map.of());
+        JobRecord index = new JobRecord(JobRecord.VERSION, "uid-index", "i", "team-a", JobRecord.RUNNING, T0, T0, 1,
+                List.of(new JobRecord.Rank(0, "i-0", "n1", List.of(), null, null, List.of("2"))), Map.of());
+        List<Event> events = new ArrayList<>(List.of(new Event(T0, null, null, sliced), new Event(T0, null, null, mig),
+                new Event(T0, null, null, index)));
+        for (long t = T0 + 1_000; t <= T0 + 3_000; t += 1_000) {
+            events.add(gpu("n1", 0, "GPU-a", t));
+            events.add(new Event(t, null, null, null, new GpuSample(GpuSample.VERSION, "n1", 1, "GPU-b", t, 1_000,
+                    null, 0.0, 125.0, 1_980.0, 2, List.of("MIG-b1", "MIG-b2"), null, null, null, null, null)));
+            events.add(gpu("n1", 2, "GPU-c", t));
+        }
+        Map<String, java.util.Set<String>> gpusByJob = new java.util.TreeMap<>();
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(events);
+            JobEventBatchSerde serde = new JobEventBatchSerde();
+            h.internalTopic(JobEvents.REPARTITION + "-repartition").forEach(r -> serde.deserializer()
+                    .deserialize("", r.value()).events().stream().filter(e -> e.gpu() != null)
+                    .forEach(e -> gpusByJob.computeIfAbsent(r.key(), k -> new java.util.TreeSet<>())
+                            .add(e.gpu().uuid())));
+        }
+        assertThat(gpusByJob).isEqualTo(Map.of("uid-sliced", java.util.Set.of("GPU-a"), "uid-mig",
+                java.util.Set.of("GPU-b"), "uid-index", java.util.Set.of("GPU-c")));
+    }
+
     private static Event gpu(String node, int index, String uuid, long t) {
         return new Event(t, null, null, null, new GpuSample(GpuSample.VERSION, node, index, uuid, t, 1_000, 100.0,
                 0.0, 125.0, 1_980.0, 1));

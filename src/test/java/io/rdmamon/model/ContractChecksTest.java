@@ -197,6 +197,49 @@ class ContractChecksTest {
                 "'pods'");
     }
 
+    static Map<String, Object> gpuSample() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("v", 1);
+        s.put("node", "gpu-node-1");
+        s.put("gpu", 0);
+        s.put("uuid", "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1");
+        s.put("ts", KAFKA_TS);
+        s.put("intervalMs", 1000);
+        s.put("utilizationPercent", 98.0);
+        s.put("memoryUtilizationPercent", 2.0);
+        s.put("powerWatts", 153.27);
+        s.put("smClockMHz", 1980.0);
+        s.put("processes", 1);
+        return s;
+    }
+
+    /** rdma.gpu-samples as its contract is written: intervalMs measured (0 first), uuid required. */
+    @Test
+    void shouldCheckGpuSamplesAsTheContractIsWritten() {
+        assertThat(parse(RecordParser.GPU_SAMPLE, gpuSample()).error()).isNull();
+        // a GPU's first sample has no interval behind it
+        assertThat(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "intervalMs", 0)).error()).isNull();
+        assertRejected(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "intervalMs", -1)), Rejection.NEGATIVE,
+                "'intervalMs'");
+        // without a uuid a sample would belong to every job on its node
+        Map<String, Object> noUuid = new LinkedHashMap<>(gpuSample());
+        noUuid.remove("uuid");
+        assertRejected(parse(RecordParser.GPU_SAMPLE, noUuid), Rejection.MISSING_FIELD, "'uuid'");
+        assertRejected(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "uuid", "")), Rejection.WRONG_TYPE,
+                "'uuid'");
+        assertRejected(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "processes", -1)), Rejection.NEGATIVE,
+                "'processes'");
+        assertThat(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "processes", null)).error()).isNull();
+        assertThat(parse(RecordParser.GPU_SAMPLE, with(with(with(gpuSample(), "utilizationPercent", null),
+                "migDevices", List.of("MIG-8c4e")), "error", "GPU is lost")).error()).isNull();
+        assertRejected(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "migDevices", List.of("MIG 1"))),
+                Rejection.MALFORMED_NAME, "'migDevices[0]'");
+        assertRejected(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "error", " ")), Rejection.OUT_OF_RANGE,
+                "'error'");
+        assertRejected(parse(RecordParser.GPU_SAMPLE, with(gpuSample(), "utilizationPercent", 140.0)),
+                Rejection.OUT_OF_RANGE, "'utilizationPercent'");
+    }
+
     /** rdma.nodes (issue 38): jobs watch's Present/Deleted per node. */
     @Test
     void shouldCheckNodeRecords() {

@@ -77,7 +77,10 @@ class DeadLetterTest {
             String topic = h.cfg.topics().gpuSamples();
             h.raw(topic, "n1/0", good, T0 + 1_000)
                     .raw(topic, "n1/0", good.replace("\"gpu\":0", "\"gpu\":-1"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"intervalMs\":1000", "\"intervalMs\":-1"), T0 + 1_000)
+                    // a GPU's first sample: no interval behind it, in the contract
                     .raw(topic, "n1/0", good.replace("\"intervalMs\":1000", "\"intervalMs\":0"), T0 + 1_000)
+                    .raw(topic, "n1/0", good.replace("\"uuid\":\"GPU-1\",", ""), T0 + 1_000)
                     .raw(topic, "n1/0", good.replace("\"utilizationPercent\":100", "\"utilizationPercent\":101"),
                             T0 + 1_000)
                     .raw(topic, "n1/0", good.replace("\"memoryUtilizationPercent\":0",
@@ -91,14 +94,15 @@ class DeadLetterTest {
 
             assertThat(h.deadLetters).extracting(DeadLetterTest::reason).containsExactly(
                     "field 'gpu' is -1: GPUs are numbered from 0",
-                    "field 'intervalMs' is 0: a sample covers a positive interval",
+                    "field 'intervalMs' is negative: -1",
+                    "missing field 'uuid'",
                     "field 'utilizationPercent' is 101.0: above 100 %",
                     "field 'memoryUtilizationPercent' is negative: -3.0",
                     "field 'powerWatts' is negative: -1.0",
                     "field 'processes' is negative: -2",
                     "missing field 'ts'");
             assertThat(h.deadLetters).allSatisfy(r -> assertThat(header(r, DeadLetter.TOPIC_HEADER)).isEqualTo(topic));
-            assertThat(h.counter("rdmamon.streams.dead.letters")).isEqualTo(7.0);
+            assertThat(h.counter("rdmamon.streams.dead.letters")).isEqualTo(8.0);
         }
     }
 

@@ -13,18 +13,31 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Settings of the GPU source ({@code nvidia-smi}). {@link #define(ConfigDef)} adds them to the collector's
+ * Settings of the GPU source (NVML or {@code nvidia-smi}). {@link #define(ConfigDef)} adds them to the collector's
  * {@link ConfigDef}, so they are validated and documented with its other keys.
  */
 public final class GpuConfig extends AbstractConfig {
     public static final String AUTO = "auto";
 
     public static final String ENABLED_CONFIG = "collector.gpu.enabled";
-    public static final String ENABLED_DOC = "Publish one record per GPU per interval to the gpu-samples topic, read "
-            + "from nvidia-smi. auto: on when nvidia-smi runs and lists a GPU; on a node without the NVIDIA driver (no "
-            + "nvidia-smi, or 'NVIDIA-SMI has failed', or no GPU) the source is off after one log line and the RDMA "
-            + "and host samples go on. true: as auto, but a missing nvidia-smi or driver is retried with backoff "
-            + "instead of turning the source off. false: never run nvidia-smi.";
+    public static final String ENABLED_DOC = "Publish one record per GPU per interval to the gpu-samples topic. auto: "
+            + "on; on a node without the NVIDIA driver or GPU one log line says so and the driver is looked for again "
+            + "with backoff (up to collector.gpu.restart.backoff.max.ms), so a driver loaded after the collector "
+            + "started is picked up; RDMA and host samples never wait for it. true: the same, the missing driver "
+            + "logged as a warning. false: never read the GPUs.";
+
+    public static final String READER_CONFIG = "collector.gpu.reader";
+    public static final String NVML = "nvml";
+    public static final String NVIDIA_SMI = "nvidia-smi";
+    public static final String READER_DOC = "What reads the GPUs. nvml: NVML (libnvidia-ml.so.1, the driver's "
+            + "library) in the collector's process through JNA, no process per reading. nvidia-smi: a streaming "
+            + "nvidia-smi and one nvidia-smi per interval for the process counts. auto: NVML, and nvidia-smi where "
+            + "the library (or JNA's native part) cannot be loaded at all.";
+
+    public static final String NVML_LIBRARY_CONFIG = "collector.gpu.nvml.library";
+    public static final String DEFAULT_NVML_LIBRARY = "libnvidia-ml.so.1";
+    public static final String NVML_LIBRARY_DOC = "NVML's library: a name the dynamic linker finds (the NVIDIA "
+            + "container runtime mounts it into the container and its folder into the linker's cache) or a path.";
 
     public static final String COMMAND_CONFIG = "collector.gpu.command";
     public static final String DEFAULT_COMMAND = "nvidia-smi";
@@ -34,14 +47,14 @@ public final class GpuConfig extends AbstractConfig {
 
     public static final String READ_INTERVAL_MS_CONFIG = "collector.gpu.read.interval.ms";
     public static final long DEFAULT_READ_INTERVAL_MS = 200;
-    public static final String READ_INTERVAL_MS_DOC = "How often nvidia-smi reads the GPUs (its -lms). A GPU's record "
+    public static final String READ_INTERVAL_MS_DOC = "How often NVML or nvidia-smi reads the GPUs (nvidia-smi's -lms). A GPU's record "
             + "holds the mean of the readings taken within the collector's interval, so that a 1 s record reflects "
             + "the whole second: NVML's utilization is the share of its own sample period (1/6 s to 1 s depending on "
             + "the GPU) in which a kernel ran, and power and SM clock are instantaneous. 200: 5 readings per second.";
 
     public static final String PROCESSES_CONFIG = "collector.gpu.processes";
-    public static final String PROCESSES_DOC = "Count the compute processes on each GPU (nvidia-smi "
-            + "--query-compute-apps, run once per collector interval). auto: only where the collector sees the "
+    public static final String PROCESSES_DOC = "Count the compute processes on each GPU, once per collector interval "
+            + "(NVML, or one nvidia-smi --query-compute-apps). auto: only where the collector sees the "
             + "host's processes (its own PID namespace is the host's: run on the host, or hostPID: true in the "
             + "DaemonSet); a container with a PID namespace of its own is shown no process of other containers, so "
             + "its count would read 0 while a job runs: processes is null there. true: always count (a collector in "
@@ -60,24 +73,25 @@ public final class GpuConfig extends AbstractConfig {
     public static final String PROCESSES_TIMEOUT_MS_CONFIG = "collector.gpu.processes.timeout.ms";
     public static final long DEFAULT_PROCESSES_TIMEOUT_MS = 5_000;
     public static final String PROCESSES_TIMEOUT_MS_DOC = "Deadline of one process count; an nvidia-smi still running "
-            + "then is killed and counted (rdmamon.gpu.processes.failures). A count older than three collector "
-            + "intervals is not published (processes null).";
+            + "then is killed and counted (rdmamon.gpu.processes.failures); no other starts until it has exited. A "
+            + "count not read within the sample's interval is not published (processes null).";
 
     public static final String SILENCE_TIMEOUT_MS_CONFIG = "collector.gpu.silence.timeout.ms";
     public static final long DEFAULT_SILENCE_TIMEOUT_MS = 10_000;
-    public static final String SILENCE_TIMEOUT_MS_DOC = "An nvidia-smi that prints nothing for this long is taken as "
-            + "hung (a GPU fallen off the bus can block NVML): it is killed and restarted. It prints a line per GPU "
-            + "every collector.gpu.read.interval.ms.";
+    public static final String SILENCE_TIMEOUT_MS_DOC = "An NVML call, an nvidia-smi stream that prints nothing, or "
+            + "a process count outstanding this long is taken as stuck (a GPU fallen off the bus can block NVML in "
+            + "the kernel): counted in rdmamon.gpu.stuck, logged once, the node's GPU samples stop until it returns; "
+            + "nvidia-smi is killed and started again once it has exited. Nothing else is started meanwhile.";
 
     public static final String BACKOFF_INITIAL_MS_CONFIG = "collector.gpu.restart.backoff.initial.ms";
     public static final long DEFAULT_BACKOFF_INITIAL_MS = 1_000;
-    public static final String BACKOFF_INITIAL_MS_DOC = "Wait before the first restart after nvidia-smi exits, is "
-            + "killed or cannot start; doubled after each further failure up to "
+    public static final String BACKOFF_INITIAL_MS_DOC = "Wait before the first retry after NVML cannot be opened or "
+            + "a call of it hung, or nvidia-smi exits, is killed or cannot start; doubled after each further failure up to "
             + "collector.gpu.restart.backoff.max.ms. A run that lasted longer than the maximum starts again from this.";
 
     public static final String BACKOFF_MAX_MS_CONFIG = "collector.gpu.restart.backoff.max.ms";
     public static final long DEFAULT_BACKOFF_MAX_MS = 60_000;
-    public static final String BACKOFF_MAX_MS_DOC = "Longest wait between restarts of nvidia-smi.";
+    public static final String BACKOFF_MAX_MS_DOC = "Longest wait between retries of NVML or restarts of nvidia-smi.";
 
     public static final ConfigDef CONFIG_DEF = define(new ConfigDef());
 
@@ -94,6 +108,10 @@ public final class GpuConfig extends AbstractConfig {
         ConfigDef.Validator tristate = ConfigDef.ValidString.in(AUTO, "true", "false");
         return def
                 .define(ENABLED_CONFIG, Type.STRING, AUTO, tristate, Importance.MEDIUM, ENABLED_DOC)
+                .define(READER_CONFIG, Type.STRING, AUTO, ConfigDef.ValidString.in(AUTO, NVML, NVIDIA_SMI),
+                        Importance.MEDIUM, READER_DOC)
+                .define(NVML_LIBRARY_CONFIG, Type.STRING, DEFAULT_NVML_LIBRARY, new ConfigDef.NonEmptyString(),
+                        Importance.LOW, NVML_LIBRARY_DOC)
                 .define(COMMAND_CONFIG, Type.STRING, DEFAULT_COMMAND, new ConfigDef.NonEmptyString(),
                         Importance.MEDIUM, COMMAND_DOC)
                 .define(READ_INTERVAL_MS_CONFIG, Type.LONG, DEFAULT_READ_INTERVAL_MS,
@@ -117,9 +135,18 @@ public final class GpuConfig extends AbstractConfig {
         return !"false".equals(getString(ENABLED_CONFIG));
     }
 
-    /** {@code collector.gpu.enabled=auto}: no driver turns the source off instead of retrying. */
-    public boolean offWithoutDriver() {
-        return AUTO.equals(getString(ENABLED_CONFIG));
+    /** {@code collector.gpu.enabled=true}: a missing driver is a warning, not news. */
+    public boolean required() {
+        return "true".equals(getString(ENABLED_CONFIG));
+    }
+
+    /** auto, nvml or nvidia-smi. */
+    public String reader() {
+        return getString(READER_CONFIG);
+    }
+
+    public String nvmlLibrary() {
+        return getString(NVML_LIBRARY_CONFIG).trim();
     }
 
     public String executable() {

@@ -1,17 +1,18 @@
 package io.rdmamon.collector.gpu;
 
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
  * nvidia-smi's CSV output ({@code --format=csv,noheader,nounits}): the GPU query's lines, e.g. {@code 0,
  * GPU-fa2badef-49a9-1483-88ed-34afc018aeb1, 100, 0, 141.74, 1980}, and the compute-apps query's {@code <gpu uuid>,
  * <pid>}. A value nvidia-smi cannot give is written in brackets ({@code [N/A]}, {@code [Not Supported]}, {@code [GPU
- * is lost]}, {@code [Unknown Error]}) and becomes null, never 0.
+ * is lost]}, {@code [Unknown Error]}) and becomes null, never 0; a failure (not {@code [N/A]} or {@code [Not
+ * Supported]}) is the reading's {@code error}.
  */
 final class NvidiaSmiCsv {
     /** The GPU query, in the order of {@link GpuReading}'s fields. */
@@ -51,33 +52,28 @@ final class NvidiaSmiCsv {
                 || outside(sm, 0, Double.MAX_VALUE)) {
             return Optional.empty();
         }
-        return Optional.of(new GpuReading(index, f[1], util, memUtil, power, sm));
+        return Optional.of(new GpuReading(index, f[1], util, memUtil, power, sm, List.of(), failure(f)));
     }
 
     /**
-     * Compute processes per GPU uuid from the apps query's whole output (no line: no process on any GPU). Empty when
-     * a line is not {@code <uuid>, <pid>}: a count from output that is partly an error message is not trusted.
+     * The pids of the compute processes per GPU uuid from the apps query's whole output (no line: no process on any
+     * GPU). Empty when a line is not {@code <uuid>, <pid>}: a count from output that is partly an error message (or
+     * cut off) is not trusted.
      */
-    static Optional<Map<String, Integer>> processes(String output) {
-        return pids(output).map(pids -> {
-            Map<String, Integer> counts = new HashMap<>();
-            pids.forEach((uuid, set) -> counts.put(uuid, set.size()));
-            return counts;
-        });
-    }
-
-    /** The compute processes' ids per GPU uuid, on the same terms as {@link #processes}. */
-    static Optional<Map<String, Set<Integer>>> pids(String output) {
-        Map<String, Set<Integer>> pids = new HashMap<>();
+    static Optional<Map<String, List<Long>>> processes(String output) {
+        Map<String, List<Long>> pids = new HashMap<>();
+        if (!output.isEmpty() && !output.endsWith("\n")) {
+            return Optional.empty(); // the last line was cut off
+        }
         for (String line : output.split("\\R")) {
             if (line.isBlank()) {
                 continue;
             }
             String[] f = SEPARATOR.split(line.trim(), -1);
-            if (f.length != 2 || !f[0].startsWith("GPU-") || !f[1].matches("\\d{1,9}")) {
+            if (f.length != 2 || !f[0].startsWith("GPU-") || !f[1].matches("\\d{1,10}")) {
                 return Optional.empty();
             }
-            pids.computeIfAbsent(f[0], k -> new HashSet<>()).add(Integer.parseInt(f[1]));
+            pids.computeIfAbsent(f[0], u -> new ArrayList<>()).add(Long.parseLong(f[1]));
         }
         return Optional.of(pids);
     }
@@ -85,6 +81,18 @@ final class NvidiaSmiCsv {
     /** Whether a line says that there is no NVIDIA driver, or no GPU, to read. */
     static boolean saysNoDriver(String line) {
         return NO_DRIVER.matcher(line).find();
+    }
+
+    /** nvidia-smi's words for a GPU that fails ({@code [GPU is lost]}, {@code [Unknown Error]}), null otherwise. */
+    private static String failure(String[] fields) {
+        for (int i = 2; i < fields.length; i++) {
+            String f = fields[i];
+            if (f.startsWith("[") && f.endsWith("]") && !f.equals("[N/A]") && !f.equals("[Not Supported]")
+                    && !f.equals("[Insufficient Permissions]")) {
+                return f.substring(1, f.length() - 1);
+            }
+        }
+        return null;
     }
 
     private static Double value(String field) {

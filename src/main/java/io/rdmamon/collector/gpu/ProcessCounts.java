@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,12 +35,16 @@ final class ProcessCounts {
     private final Duration timeout;
     private final MeterRegistry registry;
     private final LogLimiter logLimiter = new LogLimiter(Duration.ofMinutes(10));
+    private final StuckCall call;
+    /** A run killed at its deadline that has not exited yet (stuck in the kernel): no other starts meanwhile. */
+    private Process killed;
 
-    ProcessCounts(List<String> command, Duration timeout, MeterRegistry registry) {
+    ProcessCounts(List<String> command, Duration timeout, Duration stuckAfter, MeterRegistry registry) {
         this.command = command;
         this.timeout = timeout;
         this.registry = registry;
-        for (String reason : List.of("start-failed", "timeout", "exit", "unparseable")) {
+        this.call = new StuckCall("count", stuckAfter, registry, logLimiter);
+        for (String reason : List.of("start-failed", "timeout", "exit", "unparseable", "stuck")) {
             failures(reason);
         }
     }
@@ -49,45 +52,84 @@ final class ProcessCounts {
     private Counter failures(String reason) {
         return Counter.builder(FAILURES_METRIC).tag("reason", reason)
                 .description("process counts that gave no count: start-failed, timeout (killed), exit (non-zero "
-                        + "exit code), unparseable (output not <uuid>, <pid> lines)").register(registry);
+                        + "exit code), unparseable (output not <uuid>, <pid> lines), stuck (the last run killed has "
+                        + "not exited: none started)").register(registry);
     }
 
     /**
-     * The compute processes' ids per GPU uuid (a GPU without any is absent), or empty when the run gave no trustworthy
-     * count.
+     * The pids of the compute processes per GPU uuid (a GPU without any is absent), or empty when the run gave no
+     * trustworthy count. At most one run is outstanding: while one killed at its deadline has not exited, none starts.
      */
-    Optional<Map<String, Set<Integer>>> count() {
+    Optional<Map<String, List<Long>>> count() {
+        if (killed != null) {
+            if (killed.isAlive()) {
+                return failed("stuck", "pid " + killed.pid() + ", killed after " + timeout.toMillis() + " ms, has "
+                        + "not exited");
+            }
+            killed = null;
+            call.ended();
+        }
+        call.began(System.nanoTime());
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
+            call.ended();
             return failed("start-failed", "cannot start " + command + ": " + e.getMessage());
         }
         try (InputStream out = p.getInputStream()) {
             p.getOutputStream().close();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                SupervisedProcess.killTree(p);
+                kill(p);
                 return failed("timeout", "no answer within " + timeout.toMillis() + " ms, killed pid " + p.pid());
             }
+            call.ended();
             String text = new String(out.readNBytes(MAX_OUTPUT_BYTES), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
                 return failed("exit", "exit code " + p.exitValue() + ": " + SupervisedProcess.printable(text.strip()));
             }
-            Optional<Map<String, Set<Integer>>> counts = NvidiaSmiCsv.pids(text);
-            if (counts.isEmpty()) {
+            Optional<Map<String, List<Long>>> pids = NvidiaSmiCsv.processes(text);
+            if (pids.isEmpty()) {
                 return failed("unparseable", "output '" + SupervisedProcess.printable(text.strip()) + "'");
             }
-            return counts;
+            return pids;
         } catch (IOException e) {
+            call.ended();
             return failed("exit", "output unreadable: " + e.getMessage());
         } catch (InterruptedException e) {
-            SupervisedProcess.killTree(p);
+            kill(p);
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
     }
 
-    private Optional<Map<String, Set<Integer>>> failed(String reason, String why) {
+    /**
+     * Kills a run and its children. The JDK reaps it when it exits (no zombie); until then it is the one outstanding
+     * run, reported stuck by {@link #checkStuck} once the silence timeout has passed since it started.
+     */
+    private void kill(Process p) {
+        SupervisedProcess.killTree(p);
+        try {
+            if (p.waitFor(200, TimeUnit.MILLISECONDS)) {
+                call.ended();
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        killed = p;
+    }
+
+    /** The sampling thread's watchdog: true while a run has been outstanding longer than the silence timeout. */
+    boolean checkStuck(long nowNanos) {
+        return call.check(nowNanos, "nvidia-smi --query-compute-apps");
+    }
+
+    boolean stuck() {
+        return call.stuck();
+    }
+
+    private <T> Optional<T> failed(String reason, String why) {
         failures(reason).increment();
         long suppressed = logLimiter.admit(reason);
         if (suppressed != LogLimiter.SUPPRESS) {

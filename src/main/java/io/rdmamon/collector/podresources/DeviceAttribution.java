@@ -37,8 +37,9 @@ import java.util.stream.Stream;
  *       the RDMA device sysfs shows under {@code <sysfs>/bus/pci/devices/<address>/infiniband/}. A PCI function
  *       without one is not an RDMA device and is left out.</li>
  * </ul>
- * GPU resources ({@code nvidia.com/gpu}) give the pod's GPUs: their ids are the GPUs' uuids. Other resources (CPUs,
- * hugepages) are ignored; pods that hold neither an RDMA resource nor a GPU are left out of the map.
+ * GPU resources ({@code nvidia.com/gpu}) give the pod's GPUs, their ids kept as the device plugin gives them (a uuid,
+ * a time-sliced replica {@code GPU-...::N}, a MIG device's uuid, or an index): {@link io.rdmamon.model.GpuIds} maps
+ * each to a GPU sample. Other resources (CPUs, hugepages) are ignored; pods that hold neither an RDMA resource nor a GPU are left out of the map.
  */
 public final class DeviceAttribution {
     private static final Logger log = LoggerFactory.getLogger(DeviceAttribution.class);

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 /**
  * The pod device map of a collector that runs inside its pod (collector mode {@code pod}): the pod is alone in its
  * sysfs, so every RDMA device it sees is its own, and no kubelet needs to be asked (ACS pods have none to ask); so
- * is every GPU its nvidia-smi shows (the container runtime shows a pod only its own).
+ * is every GPU its GPU source reads (the container runtime shows a pod's NVML and nvidia-smi only its own GPUs).
  * The map is keyed by the pod's identity ({@link io.rdmamon.model.PodIdentity}), the node name of its samples.
  */
 final class InPodDevices implements PodDeviceReporter.MapSource {

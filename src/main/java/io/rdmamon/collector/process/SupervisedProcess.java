@@ -45,6 +45,14 @@ public final class SupervisedProcess {
         /** One non-blank line, read at {@code nanos} ({@link System#nanoTime()}). */
         void line(String text, long nanos);
 
+        /**
+         * The output ended inside a line (no newline after it): what a killed tool leaves, often half a reading.
+         * Handed to {@link #line} unless the owner decides otherwise.
+         */
+        default void cutOff(String text, long nanos) {
+            line(text, nanos);
+        }
+
         /** Counted restart; the next start follows after the backoff. */
         void restarting(Restart reason);
 
@@ -97,11 +105,15 @@ public final class SupervisedProcess {
         return thread.isAlive();
     }
 
-    /** Kills a process that printed nothing for the silence timeout (called by a watchdog or the sampling loop). */
-    public void killIfSilent(long nowNanos) {
+    /**
+     * Kills a process that printed nothing for the silence timeout (called by a watchdog or the sampling loop); true
+     * when it did so now. The supervising thread reaps it and starts the next once it has exited: one stuck in the
+     * kernel, where SIGKILL waits too, stays the one running until it ends.
+     */
+    public boolean killIfSilent(long nowNanos) {
         Process p = process;
         if (p == null || killedForSilence || nowNanos - lastOutputNanos <= silenceNanos) {
-            return;
+            return false;
         }
         killedForSilence = true;
         long suppressed = lifecycleLog.admit(settings.name() + "/silent");
@@ -110,6 +122,7 @@ public final class SupervisedProcess {
                     TimeUnit.NANOSECONDS.toMillis(silenceNanos), p.pid(), LogLimiter.suffix(suppressed));
         }
         killTree(p);
+        return true;
     }
 
     /** Stops restarting and kills the running process; {@link #join} waits for the thread. */
@@ -218,7 +231,10 @@ public final class SupervisedProcess {
                 line.append((char) c);
             }
             if (!line.isEmpty()) {
-                onLine(line.toString());
+                lastOutputNanos = System.nanoTime();
+                if (!line.toString().isBlank()) {
+                    output.cutOff(line.toString(), lastOutputNanos);
+                }
             }
         } catch (IOException e) {
             // the stream closes under us when the process is killed

@@ -85,9 +85,10 @@ public final class FakeNvidiaSmi {
         }
     }
 
-    /** GPU settings running {@code command}, restarting fast, with {@code overrides} (key, value, ...). */
+    /** GPU settings reading with nvidia-smi {@code command}, restarting fast, with {@code overrides} (key, value, ...). */
     public static Map<String, Object> config(Path command, Object... overrides) {
         Map<String, Object> props = new HashMap<>(Map.of(
+                GpuConfig.READER_CONFIG, GpuConfig.NVIDIA_SMI,
                 GpuConfig.COMMAND_CONFIG, command.toString(),
                 GpuConfig.BACKOFF_INITIAL_MS_CONFIG, "50",
                 GpuConfig.BACKOFF_MAX_MS_CONFIG, "400"));

@@ -31,7 +31,11 @@ class NvidiaSmiCsvTest {
         GpuReading r = NvidiaSmiCsv.reading("3, GPU-0b0b0b, [N/A], [Not Supported], [Unknown Error], [GPU is lost]")
                 .orElseThrow();
 
-        assertThat(r).isEqualTo(new GpuReading(3, "GPU-0b0b0b", null, null, null, null));
+        assertThat(r).isEqualTo(new GpuReading(3, "GPU-0b0b0b", null, null, null, null, List.of(), "Unknown Error"));
+        assertThat(NvidiaSmiCsv.reading("3, GPU-0b0b0b, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost]")
+                .orElseThrow().error()).isEqualTo("GPU is lost");
+        assertThat(NvidiaSmiCsv.reading("3, GPU-0b0b0b, [N/A], [N/A], [Not Supported], 1410").orElseThrow().error())
+                .isNull();
         assertThat(NvidiaSmiCsv.reading("0, GPU-0b0b0b, 100, N/A, 120.5, 1980").orElseThrow()
                 .memoryUtilizationPercent()).isNull();
     }
@@ -53,17 +57,20 @@ class NvidiaSmiCsvTest {
     }
 
     @Test
-    void shouldCountProcessesPerGpuFromTheRecordedAppsQuery() throws IOException {
+    void shouldListProcessesPerGpuFromTheRecordedAppsQuery() throws IOException {
         String recorded = Files.readString(FakeNvidiaSmi.recorded("nvidia-smi-apps-busy.csv"));
+        Map<String, List<Long>> pids = NvidiaSmiCsv.processes(recorded).orElseThrow();
 
-        assertThat(NvidiaSmiCsv.processes(recorded)).contains(Map.of("GPU-fa2badef-49a9-1483-88ed-34afc018aeb1", 1,
-                "GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7", 1));
-        assertThat(NvidiaSmiCsv.processes(recorded + "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1, 700\n"))
-                .contains(Map.of("GPU-fa2badef-49a9-1483-88ed-34afc018aeb1", 2,
-                        "GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7", 1));
+        assertThat(pids).containsOnlyKeys("GPU-fa2badef-49a9-1483-88ed-34afc018aeb1",
+                "GPU-74f94dfb-ad46-d469-fbb0-c0b2e470c1d7");
+        assertThat(pids.values()).allMatch(p -> p.size() == 1);
+        assertThat(NvidiaSmiCsv.processes(recorded + "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1, 700\n")
+                .orElseThrow().get("GPU-fa2badef-49a9-1483-88ed-34afc018aeb1")).hasSize(2).contains(700L);
         // no line: no process on any GPU (the recorded idle answer, with the header the collector does not ask for)
         assertThat(NvidiaSmiCsv.processes("")).contains(Map.of());
         // an error message is no count, not zero processes
         assertThat(NvidiaSmiCsv.processes(FakeNvidiaSmi.NO_DRIVER + "\n")).isEmpty();
+        // nor is output cut off inside a line (a run killed while it printed)
+        assertThat(NvidiaSmiCsv.processes(recorded + "GPU-fa2badef-49a9-1483-88ed-34afc018aeb1, 70")).isEmpty();
     }
 }
