@@ -7,6 +7,7 @@ import io.rdmamon.jobs.PortTraffic;
 import io.rdmamon.model.JobRecord;
 import io.rdmamon.model.Json;
 import io.rdmamon.streams.StreamsAppConfig;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -31,7 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * live edge, where the next second's samples may not all be in yet).
  *
  * <p>Quiets are kept clear of the threshold they meet (by more than sampling and lateness can move either), where
- * whether a quiet fires depends on the sample that ends it, in any order.
+ * whether a quiet fires depends on the sample that ends it, in any order. The examples are the two cases first
+ * reported from real traces, a DDP job's second 15 s evaluation and an FSDP job's hang after a 12 s stall, with their
+ * samples up to 1.5 s late.
  */
 class StallArrivalOrderPropertiesTest {
     static final long T0 = 1_700_000_000_000L;
@@ -66,6 +69,45 @@ class StallArrivalOrderPropertiesTest {
         assertThat(expected.longest).as("the job learns its pauses").isGreaterThanOrEqualTo(14_000L);
     }
 
+    @Example
+    void aDdpJobStaysSilentOnASecondEvaluationItResumedFromWhateverTheOrder() {
+        // 2 ranks on 2 nodes, sampling 137 ms apart; 15 s evaluations on every rank at 150 s and 85 s after the
+        // first ended, then a hang: the first evaluation fires (longer than any quiet before), the second does not,
+        // and the hang is judged against the 15 s (before this rule, 2 of these 20 seeds fired on the second
+        // evaluation, "not quiet for more than 2 s before", and 6 more judged the hang so)
+        Job job = new Job(2, 1, List.of(new long[]{T0 + 150_000, T0 + 165_000}, new long[]{T0 + 250_000,
+                T0 + 265_000}, new long[]{T0 + 400_000, Long.MAX_VALUE}), T0 + 460_000, new long[]{0, 137});
+        for (long seed = 1; seed <= 20; seed++) {
+            List<Observation> stalls = run(job, job.samples(seed, MAX_LATE_MS)).observations.stream()
+                    .filter(o -> o.condition() != null).toList();
+            assertThat(stalls).as("seed %d", seed).hasSize(2).satisfiesExactly(
+                    evaluation -> assertThat(evaluation.condition().since()).isBetween(T0 + 149_000, T0 + 151_000),
+                    hang -> {
+                        assertThat(hang.condition().since()).isBetween(T0 + 399_000, T0 + 401_000);
+                        assertThat(Long.parseLong(hang.condition().labels().get("longestQuietMs")))
+                                .isBetween(14_000L, 16_000L);
+                    });
+        }
+    }
+
+    @Example
+    void anFsdpJobsHangNamesTheStallItResumedFromWhateverTheOrder() {
+        // a 4.8 s data-loader stall, a 12 s one (it fires and resolves), then a hang: it names the 12 s quiet
+        // (before this rule, the hang knew no quiet at 4 of these 20 seeds)
+        Job job = new Job(2, 1, List.of(new long[]{T0 + 100_000, T0 + 104_800}, new long[]{T0 + 200_000,
+                T0 + 212_000}, new long[]{T0 + 320_000, Long.MAX_VALUE}), T0 + 380_000, new long[]{0, 137});
+        for (long seed = 1; seed <= 20; seed++) {
+            // the 4.8 s stall ends about when it crosses the 5 s minimum: it may fire, in any order
+            List<Observation> stalls = run(job, job.samples(seed, MAX_LATE_MS)).observations.stream()
+                    .filter(o -> o.condition() != null && o.condition().since() > T0 + 150_000).toList();
+            assertThat(stalls).as("seed %d", seed).hasSize(2).last().satisfies(hang -> {
+                assertThat(hang.condition().since()).isBetween(T0 + 319_000, T0 + 321_000);
+                assertThat(Long.parseLong(hang.condition().labels().get("longestQuietMs"))).isBetween(11_000L,
+                        13_000L);
+            });
+        }
+    }
+
     /**
      * Moves each pause clear of the threshold it meets (1.7 × the longest before, at least 5 s): one closer may fire
      * or not depending on where exactly the job's samples fall, in any order.
@@ -91,7 +133,8 @@ class StallArrivalOrderPropertiesTest {
             state = r.state();
             observations.addAll(r.observations());
         }
-        return new Run(new String(Json.toBytes(state.history)), state.history.longest().length(), observations);
+        QuietHistory.Quiet longest = state.history.longest();
+        return new Run(new String(Json.toBytes(state.history)), longest == null ? 0 : longest.length(), observations);
     }
 
     private record Run(String history, long longest, List<Observation> observations) {
