@@ -10,7 +10,8 @@ import java.util.TreeMap;
 
 /**
  * One job's traffic second by second, as its exclusive ports report it. A second is <em>settled</em> once the job's
- * newest sample is {@link #LATENESS_MS} past its end: its verdict (the job had traffic in that second, or was quiet)
+ * newest sample is the lateness ({@code streams.stall.lateness.ms}) past its end: its verdict (the job had traffic in
+ * that second, or was quiet)
  * is then final, and a sample for it that comes later still is dropped. What {@link StallDetector} learns (the quiets
  * the job resumed from, its warm-up, the usual rate of a port) is read from settled seconds only, so any order of
  * the same samples within the lateness teaches the same. The seconds not yet settled say what is known so far, for
@@ -22,13 +23,6 @@ import java.util.TreeMap;
         isGetterVisibility = Visibility.NONE)
 final class JobSeconds {
     static final long SECOND_MS = 1_000;
-    /** Samples up to this late (behind the job's newest) still count: a busy broker delivers some 1.5 s late. */
-    static final long LATENESS_MS = 2_000;
-    /**
-     * A second's samples are judged against the usual rate as it stood after the seconds this long before it: those
-     * are settled before any sample of the second can be counted, so every order judges a sample alike.
-     */
-    private static final long BASELINE_LAG_MS = LATENESS_MS + SECOND_MS;
     private static final double BASELINE_ALPHA = 0.05;
 
     /**
@@ -58,7 +52,11 @@ final class JobSeconds {
     private int settledReporting;
     /** The usual tx+rx of an active port (EWMA over the settled seconds); null before any. */
     private Double baseline;
-    /** {@link #baseline} after each recent settled second: what the open seconds' samples are judged against. */
+    /**
+     * {@link #baseline} after each recent settled second. A second's samples are judged against the usual rate as it
+     * stood the lateness and a second before it: those seconds are settled before any sample of this one can be
+     * counted, so every order judges a sample alike.
+     */
     private final TreeMap<Long, Double> baselines = new TreeMap<>();
 
     static long secondOf(long ts) {
@@ -66,13 +64,13 @@ final class JobSeconds {
     }
 
     /** A sample at {@code ts} is too late to count: its second was settled at {@code now}. */
-    static boolean settled(long ts, long now) {
-        return secondOf(ts) + SECOND_MS + LATENESS_MS <= now;
+    static boolean settled(long ts, long now, long latenessMs) {
+        return secondOf(ts) + SECOND_MS + latenessMs <= now;
     }
 
     /** The usual rate of an active port that a sample at {@code ts} is judged against; null before any. */
-    Double baselineAt(long ts) {
-        Map.Entry<Long, Double> at = baselines.floorEntry(secondOf(ts) - BASELINE_LAG_MS);
+    Double baselineAt(long ts, long latenessMs) {
+        Map.Entry<Long, Double> at = baselines.floorEntry(secondOf(ts) - latenessMs - SECOND_MS);
         return at == null ? null : at.getValue();
     }
 
@@ -98,10 +96,10 @@ final class JobSeconds {
         }
     }
 
-    /** Settles every second that {@code now} is {@link #LATENESS_MS} past, oldest first, with its final verdict. */
-    List<Verdict> settle(long now, double quietFraction) {
+    /** Settles every second that {@code now} is the lateness past, oldest first, with its final verdict. */
+    List<Verdict> settle(long now, long latenessMs, double quietFraction) {
         List<Verdict> settled = new ArrayList<>();
-        while (!open.isEmpty() && settled(open.get(0).start(), now)) {
+        while (!open.isEmpty() && settled(open.get(0).start(), now, latenessMs)) {
             Second s = open.remove(0);
             settled.add(new Verdict(s, s.jobActive(settledReporting, quietFraction)));
             settledReporting = s.reporting();
@@ -115,8 +113,8 @@ final class JobSeconds {
             }
         }
         // the open seconds and those to come look back no further than the newest baseline at or before this
-        long firstOpen = secondOf(now - SECOND_MS - LATENESS_MS) + SECOND_MS;
-        Long oldestNeeded = baselines.floorKey(firstOpen - BASELINE_LAG_MS);
+        long firstOpen = secondOf(now - SECOND_MS - latenessMs) + SECOND_MS;
+        Long oldestNeeded = baselines.floorKey(firstOpen - latenessMs - SECOND_MS);
         if (oldestNeeded != null) {
             baselines.headMap(oldestNeeded).clear();
         }

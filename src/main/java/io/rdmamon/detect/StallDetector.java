@@ -44,11 +44,11 @@ import java.util.Map;
  *
  * <p>Arrival order: samples come out of order and late (a busy broker delivers some 1.5 s late). What the job learns
  * depends on its traffic, never on the order it arrived in: the job's activity is read per second
- * ({@link JobSeconds}), a second is settled once the job's newest sample is {@link JobSeconds#LATENESS_MS} past its
- * end, and quiets are learned (and the warm-up counted) from settled seconds only, so the same samples in any order
+ * ({@link JobSeconds}), a second is settled once the job's newest sample is {@code streams.stall.lateness.ms} (2 s)
+ * past its end, and quiets are learned (and the warm-up counted) from settled seconds only, so the same samples in any order
  * within that lateness teach the same quiets, and a sample later still is dropped: it can neither shorten nor remove a
- * quiet the job resumed from. Alerts do not wait for seconds to settle: a quiet is judged at once on what the ports
- * heard so far say, and a stall resolves at the job's first traffic after it.
+ * quiet the job resumed from. A stall does not wait for seconds to settle: a quiet is judged at once on what the ports
+ * heard so far say. It resolves once a second with traffic after it is settled, at the job's first traffic in it.
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
     private static final double HOST_ALPHA = 0.1;
@@ -181,10 +181,11 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         }
         s.now = Math.max(s.now, ts);
         List<Observation> observations = new ArrayList<>();
-        for (JobSeconds.Verdict settled : s.seconds.settle(s.now, cfg.stallQuietPortsFraction())) {
+        for (JobSeconds.Verdict settled : s.seconds.settle(s.now, cfg.stallLatenessMs(),
+                cfg.stallQuietPortsFraction())) {
             onSettled(s, settled, observations);
         }
-        if (JobSeconds.settled(ts, s.now)) {
+        if (JobSeconds.settled(ts, s.now, cfg.stallLatenessMs())) {
             // later than the lateness the app accepts: its second's verdict, and what was learned from it, stand
             return Result.of(s, observations);
         }
@@ -194,7 +195,6 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         for (JobSeconds.Verdict open : s.seconds.open(cfg.stallQuietPortsFraction())) {
             if (open.jobActive()) {
                 lastActiveAt = open.second().lastActiveAt();
-                resume(s, open.second(), observations);
             }
         }
         s.lastActiveAt = lastActiveAt;
@@ -230,7 +230,11 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         resume(s, second, observations);
     }
 
-    /** Traffic in {@code second} after the quiet that fired: the stall resolves at the job's first traffic after it. */
+    /**
+     * Traffic in a settled {@code second} after the quiet that fired: the stall resolves at the job's first traffic
+     * after it. Not on what an open second says so far: more samples may yet show the job quiet in it, and a stall
+     * resolved on them would fire again, or, as one incident, stay resolved through a hang.
+     */
     private void resume(StallState s, JobSeconds.Second second, List<Observation> observations) {
         if (s.phase != Phase.STALLED || s.stalledSince == null || second.lastActiveAt() <= s.stalledSince) {
             return;
@@ -335,7 +339,7 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
      */
     private double quietFloor(StallState s, long ts) {
         double fraction = s.socket ? cfg.stallSocketQuietFraction() : cfg.stallQuietBaselineFraction();
-        Double usual = s.seconds.baselineAt(ts);
+        Double usual = s.seconds.baselineAt(ts, cfg.stallLatenessMs());
         double relative = usual == null ? 0 : fraction * usual;
         return Math.max(cfg.stallQuietBytesPerSec(), relative);
     }

@@ -45,7 +45,7 @@ class StallArrivalOrderPropertiesTest {
 
     private final DetectorConfig cfg = new StreamsAppConfig(Map.of()).detectors();
 
-    @Property(tries = 150)
+    @Property(tries = 300)
     void theSameTrafficInAnyOrderWithinTheLatenessTeachesTheSameQuietsAndRaisesTheSameAlerts(
             @ForAll @IntRange(min = 1, max = 4) int nodes, @ForAll @IntRange(min = 1, max = 2) int devices,
             @ForAll @Size(min = 1, max = 5) List<@IntRange(min = 3_000, max = 40_000) Integer> pauses,
