@@ -45,10 +45,11 @@ import java.util.Map;
  * <p>Arrival order: samples come out of order and late (a busy broker delivers some 1.5 s late). What the job learns
  * depends on its traffic, never on the order it arrived in: the job's activity is read per second
  * ({@link JobSeconds}), a second is settled once the job's newest sample is {@code streams.stall.lateness.ms} (2 s)
- * past its end, and quiets are learned (and the warm-up counted) from settled seconds only, so the same samples in any order
- * within that lateness teach the same quiets, and a sample later still is dropped: it can neither shorten nor remove a
- * quiet the job resumed from. A stall does not wait for seconds to settle: a quiet is judged at once on what the ports
- * heard so far say. It resolves once a second with traffic after it is settled, at the job's first traffic in it.
+ * past its end, and quiets are learned (and the warm-up counted) from settled seconds only, so the same samples in
+ * any order within that lateness teach the same quiets, and a sample later still is dropped: it can neither shorten
+ * nor remove a quiet the job resumed from. A stall does not wait for seconds to settle: a quiet is judged at once on
+ * what the ports heard so far say. It resolves once a second with traffic after it is settled, at the job's first
+ * traffic in it.
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
     private static final double HOST_ALPHA = 0.1;
@@ -225,8 +226,6 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
             s.activeMs += Math.min(second.lastActiveAt() - s.settledActiveAt, s.intervalMs);
         }
         s.settledActiveAt = second.lastActiveAt();
-        s.lastActiveAt = s.lastActiveAt == null ? second.lastActiveAt() : Math.max(s.lastActiveAt,
-                second.lastActiveAt());
         resume(s, second, observations);
     }
 

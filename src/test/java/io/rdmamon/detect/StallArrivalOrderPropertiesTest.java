@@ -78,9 +78,7 @@ class StallArrivalOrderPropertiesTest {
         Job job = new Job(2, 1, List.of(new long[]{T0 + 150_000, T0 + 165_000}, new long[]{T0 + 250_000,
                 T0 + 265_000}, new long[]{T0 + 400_000, Long.MAX_VALUE}), T0 + 460_000, new long[]{0, 137});
         for (long seed = 1; seed <= 20; seed++) {
-            List<Observation> stalls = run(job, job.samples(seed, MAX_LATE_MS)).observations.stream()
-                    .filter(o -> o.condition() != null).toList();
-            assertThat(stalls).as("seed %d", seed).hasSize(2).satisfiesExactly(
+            assertThat(stallsLate(job, seed)).as("seed %d", seed).hasSize(2).satisfiesExactly(
                     evaluation -> assertThat(evaluation.condition().since()).isBetween(T0 + 149_000, T0 + 151_000),
                     hang -> {
                         assertThat(hang.condition().since()).isBetween(T0 + 399_000, T0 + 401_000);
@@ -98,13 +96,12 @@ class StallArrivalOrderPropertiesTest {
                 T0 + 212_000}, new long[]{T0 + 320_000, Long.MAX_VALUE}), T0 + 380_000, new long[]{0, 137});
         for (long seed = 1; seed <= 20; seed++) {
             // the 4.8 s stall ends about when it crosses the 5 s minimum: it may fire, in any order
-            List<Observation> stalls = run(job, job.samples(seed, MAX_LATE_MS)).observations.stream()
-                    .filter(o -> o.condition() != null && o.condition().since() > T0 + 150_000).toList();
-            assertThat(stalls).as("seed %d", seed).hasSize(2).last().satisfies(hang -> {
-                assertThat(hang.condition().since()).isBetween(T0 + 319_000, T0 + 321_000);
-                assertThat(Long.parseLong(hang.condition().labels().get("longestQuietMs"))).isBetween(11_000L,
-                        13_000L);
-            });
+            assertThat(stallsLate(job, seed)).as("seed %d", seed)
+                    .filteredOn(o -> o.condition().since() > T0 + 150_000).hasSize(2).last().satisfies(hang -> {
+                        assertThat(hang.condition().since()).isBetween(T0 + 319_000, T0 + 321_000);
+                        assertThat(Long.parseLong(hang.condition().labels().get("longestQuietMs")))
+                                .isBetween(11_000L, 13_000L);
+                    });
         }
     }
 
@@ -122,6 +119,12 @@ class StallArrivalOrderPropertiesTest {
             longest = Math.max(longest, cleared);
         }
         return clear;
+    }
+
+    /** The stalls raised on {@code job}'s samples, each delivered up to 1.5 s late (seeded). */
+    private List<Observation> stallsLate(Job job, long seed) {
+        return run(job, job.samples(seed, MAX_LATE_MS)).observations.stream().filter(o -> o.condition() != null)
+                .toList();
     }
 
     private Run run(Job job, List<JobEvent> events) {
