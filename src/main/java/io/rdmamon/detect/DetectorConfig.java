@@ -79,6 +79,14 @@ public final class DetectorConfig {
     private static final String STALL_STALE_DOC = "A node of the job whose samples are this much older than the "
             + "job's newest sample went silent; when that happened around the quiet, no stall is reported "
             + "(missing samples are unknown, and COLLECTOR_SILENT reports the node).";
+    public static final String STALL_LATENESS_CONFIG = "streams.stall.lateness.ms";
+    public static final long DEFAULT_STALL_LATENESS = 2_000;
+    private static final String STALL_LATENESS_DOC = "Samples of a job's ports up to this much older than the job's "
+            + "newest still count for STALLED_SYNC (a busy broker delivers some 1.5 s late). A second's verdict (the "
+            + "job had traffic, or was quiet), and the quiets learned from it, are final once the job's newest sample "
+            + "is this far past it, so the same samples in any order within it teach the same quiets; a sample later "
+            + "still is dropped. At most streams.stall.min.quiet.ms less 1 s: a quiet the job resumed from is learned "
+            + "this long and 1 s after it ended, before the next quiet can reach the shortest threshold.";
     public static final String STALL_GPU_BUSY_CONFIG = "streams.stall.gpu.busy.percent";
     public static final double DEFAULT_STALL_GPU_BUSY = 90;
     private static final String STALL_GPU_BUSY_DOC = "GPU evidence (rdma.gpu-samples): a GPU at or above this "
@@ -270,6 +278,11 @@ public final class DetectorConfig {
             throw new ConfigException(STALL_MIN_QUIET_CONFIG + " (" + stallMinQuietMs() + ") cannot exceed "
                     + STALL_MAX_QUIET_CONFIG + " (" + stallMaxQuietMs() + ")");
         }
+        if (stallLatenessMs() + 1_000 > stallMinQuietMs()) {
+            throw new ConfigException(STALL_LATENESS_CONFIG + " (" + stallLatenessMs() + ") must be at least 1 s "
+                    + "below " + STALL_MIN_QUIET_CONFIG + " (" + stallMinQuietMs() + "): a quiet the job resumed "
+                    + "from is learned that long after it ended");
+        }
         degradingClasses();
     }
 
@@ -311,6 +324,8 @@ public final class DetectorConfig {
                         Range.between(1, 10), Importance.LOW, STALL_PAUSE_MULTIPLIER_DOC)
                 .define(STALL_STALE_CONFIG, Type.LONG, DEFAULT_STALL_STALE, Range.atLeast(1_000), Importance.LOW,
                         STALL_STALE_DOC)
+                .define(STALL_LATENESS_CONFIG, Type.LONG, DEFAULT_STALL_LATENESS, Range.atLeast(0), Importance.LOW,
+                        STALL_LATENESS_DOC)
                 .define(STALL_GPU_BUSY_CONFIG, Type.DOUBLE, DEFAULT_STALL_GPU_BUSY, Range.between(1, 100),
                         Importance.LOW, STALL_GPU_BUSY_DOC)
                 .define(STALL_GPU_MEMORY_CONFIG, Type.DOUBLE, DEFAULT_STALL_GPU_MEMORY, Range.between(0, 100),
@@ -428,6 +443,10 @@ public final class DetectorConfig {
 
     public long stallStaleMs() {
         return longOf(STALL_STALE_CONFIG);
+    }
+
+    public long stallLatenessMs() {
+        return longOf(STALL_LATENESS_CONFIG);
     }
 
     public double stallGpuBusyPercent() {

@@ -22,7 +22,10 @@ final class QuietHistory {
     record Quiet(long start, long length) {
     }
 
-    /** The latest quiets, oldest first; the last one may still be shortened by late news. */
+    /**
+     * The latest quiets, oldest first. A quiet is learned once, from settled seconds ({@link JobSeconds}), and never
+     * changed after: a sample later than the lateness the app accepts cannot shorten it, nor remove it.
+     */
     private final List<Quiet> quiets = new ArrayList<>();
     /** The longest of the quiets that no longer fit in {@link #quiets}: a job's longest pause is never forgotten. */
     private Quiet longestForgotten;
@@ -34,22 +37,6 @@ final class QuietHistory {
             if (longestForgotten == null || dropped.length() > longestForgotten.length()) {
                 longestForgotten = dropped;
             }
-        }
-    }
-
-    /**
-     * The last quiet learned was in fact only {@code length} long (traffic inside it was reported late); no quiet at
-     * all when that is no longer than {@code quietGap}.
-     */
-    void shortenLast(long length, long quietGap) {
-        int last = quiets.size() - 1;
-        if (last < 0 || length >= quiets.get(last).length()) {
-            return;
-        }
-        if (length > quietGap) {
-            quiets.set(last, new Quiet(quiets.get(last).start(), length));
-        } else {
-            quiets.remove(last);
         }
     }
 

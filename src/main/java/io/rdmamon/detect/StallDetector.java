@@ -43,10 +43,17 @@ import java.util.Map;
  * without its processes while the job is still Running means its ranks exited, which holds the rule above for the
  * rest of the quiet (GPU_IDLE reports GPUs left empty). Otherwise the rule above decides.
  * A restarted job (other pods) starts over in STARTING.
+ *
+ * <p>Arrival order: samples come out of order and late (a busy broker delivers some 1.5 s late). What the job learns
+ * depends on its traffic, never on the order it arrived in: the job's activity is read per second
+ * ({@link JobSeconds}), a second is settled once the job's newest sample is {@code streams.stall.lateness.ms} (2 s)
+ * past its end, and quiets are learned (and the warm-up counted) from settled seconds only, so the same samples in
+ * any order within that lateness teach the same quiets, and a sample later still is dropped: it can neither shorten
+ * nor remove a quiet the job resumed from. A stall does not wait for seconds to settle: a quiet is judged at once on
+ * what the ports heard so far say. It resolves once a second with traffic after it is settled, at the job's first
+ * traffic in it.
  */
 public final class StallDetector implements Detector<JobEvent, StallState> {
-    static final long BUCKET_MS = 1_000;
-    private static final double BASELINE_ALPHA = 0.05;
     private static final double HOST_ALPHA = 0.1;
     private static final long FORGET_ENDED_MS = 3_600_000;
     private static final long FORGET_SILENT_MS = 86_400_000;
@@ -176,91 +183,81 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
         if (js.shared() || p.txBytesPerSec() == null || p.rxBytesPerSec() == null) {
             return Result.of(s);
         }
-        if (p.intervalMs() > 0) {
-            s.intervalMs = p.intervalMs();
-        }
         s.now = Math.max(s.now, ts);
-        double rate = p.txBytesPerSec() + p.rxBytesPerSec();
-        boolean portActive = rate >= quietFloor(s);
-        if (portActive) {
-            s.portBaseline = s.portBaseline == null ? rate : s.portBaseline + BASELINE_ALPHA * (rate - s.portBaseline);
-        }
         List<Observation> observations = new ArrayList<>();
-        if (countInBucket(s, ts, portActive)) {
-            onTraffic(s, ts, observations);
+        for (JobSeconds.Verdict settled : s.seconds.settle(s.now, cfg.stallLatenessMs(),
+                cfg.stallQuietPortsFraction())) {
+            onSettled(s, settled, observations);
         }
+        if (JobSeconds.settled(ts, s.now, cfg.stallLatenessMs())) {
+            // later than the lateness the app accepts: its second's verdict, and what was learned from it, stand
+            return Result.of(s, observations);
+        }
+        double rate = p.txBytesPerSec() + p.rxBytesPerSec();
+        s.seconds.count(ts, rate, rate >= quietFloor(s, ts), p.intervalMs());
+        Long lastActiveAt = s.settledActiveAt;
+        for (JobSeconds.Verdict open : s.seconds.open(cfg.stallQuietPortsFraction())) {
+            if (open.jobActive()) {
+                lastActiveAt = open.second().lastActiveAt();
+            }
+        }
+        s.lastActiveAt = lastActiveAt;
         evaluate(s, observations);
         return Result.of(s, observations);
     }
 
-    /** Counts the port in its second; true when the job as a whole has traffic in that second. */
-    private boolean countInBucket(StallState s, long ts, boolean portActive) {
-        long bucket = ts - Math.floorMod(ts, BUCKET_MS);
-        if (bucket < s.bucketStart) {
-            // late for its second: on its own it can only say that traffic flowed then
-            return portActive;
+    /**
+     * A second is settled: what it says is final. A second with traffic after a quiet longer than a gap between
+     * samples ends that quiet, which is learned from the job's last traffic before it to its first one in this second.
+     */
+    private void onSettled(StallState s, JobSeconds.Verdict settled, List<Observation> observations) {
+        JobSeconds.Second second = settled.second();
+        if (second.intervalMs() > 0) {
+            s.intervalMs = second.intervalMs();
         }
-        if (bucket > s.bucketStart) {
-            if (s.bucketReporting > 0) {
-                s.prevBucketReporting = s.bucketReporting;
+        if (!settled.jobActive()) {
+            return;
+        }
+        if (s.firstTrafficAt == null) {
+            s.firstTrafficAt = second.firstActiveAt();
+        }
+        if (s.settledActiveAt != null) {
+            long gap = second.firstActiveAt() - s.settledActiveAt;
+            if (gap > quietGap(s)) {
+                learnQuiet(s, s.settledActiveAt, gap);
             }
-            s.bucketStart = bucket;
-            s.bucketReporting = 0;
-            s.bucketActive = 0;
+            s.activeMs += Math.min(second.lastActiveAt() - s.settledActiveAt, s.intervalMs);
         }
-        s.bucketReporting++;
-        if (portActive) {
-            s.bucketActive++;
-        }
-        int reporting = Math.max(s.bucketReporting, s.prevBucketReporting);
-        return portActive && s.bucketActive > (1 - cfg.stallQuietPortsFraction()) * reporting + 1e-9;
+        s.settledActiveAt = second.lastActiveAt();
+        resume(s, second, observations);
     }
 
-    private void onTraffic(StallState s, long ts, List<Observation> observations) {
-        if (s.firstTrafficAt == null) {
-            s.firstTrafficAt = ts;
-        }
-        if (s.lastActiveAt != null && ts <= s.lastActiveAt) {
-            // late news (a node's pass that arrived after others' next pass): it changes nothing now, but traffic
-            // inside the gap just learned means that gap was shorter, whichever node's sample came first
-            if (s.lastGapStart != null && ts > s.lastGapStart) {
-                s.history.shortenLast(ts - s.lastGapStart, quietGap(s));
-            }
+    /**
+     * Traffic in a settled {@code second} after the quiet that fired: the stall resolves at the job's first traffic
+     * after it. Not on what an open second says so far: more samples may yet show the job quiet in it, and a stall
+     * resolved on them would fire again, or, as one incident, stay resolved through a hang.
+     */
+    private void resume(StallState s, JobSeconds.Second second, List<Observation> observations) {
+        if (s.phase != Phase.STALLED || s.stalledSince == null || second.lastActiveAt() <= s.stalledSince) {
             return;
         }
-        if (s.lastActiveAt != null) {
-            long gap = ts - s.lastActiveAt;
-            if (gap > quietGap(s)) {
-                s.lastGapStart = learnQuiet(s, s.lastActiveAt, gap) ? s.lastActiveAt : null;
-            }
-            s.activeMs += Math.min(gap, s.intervalMs);
-        }
-        s.lastActiveAt = ts;
-        if (ts < s.now - quietGap(s)) {
-            // traffic seen only now from a lagging port: it moves the quiet's start, it does not end a stall
-            return;
-        }
-        if (s.phase == Phase.STALLED) {
-            observations.add(Observation.cleared(s.subject(), ts));
-            s.stalledSince = null;
-        }
-        if (s.phase == Phase.STALLED || s.phase == Phase.SUSPECT) {
-            s.phase = Phase.ACTIVE;
-        }
+        observations.add(Observation.cleared(s.subject(), Math.max(second.firstActiveAt(), s.stalledSince)));
+        s.stalledSince = null;
+        s.phase = Phase.ACTIVE;
     }
 
     /**
      * A quiet period ended: the job resumed from it by itself, and it bounds what later quiet is its own. Early in the
      * warm-up, before the job has shown some traffic, only a quiet with storage traffic counts: the setup after NCCL
-     * init is no quiet of the training's. True when it was learned.
+     * init is no quiet of the training's.
      */
-    private boolean learnQuiet(StallState s, long start, long length) {
+    private void learnQuiet(StallState s, long start, long length) {
         boolean hinted = s.hostHintAt != null && s.hostHintAt >= start;
-        if (!hinted && s.phase == Phase.STARTING && s.activeMs < cfg.stallWarmupActiveMs() / 2) {
-            return false;
+        // so little traffic is still warm-up (STARTING ends only after twice as much), read from settled seconds alone
+        if (!hinted && s.activeMs < cfg.stallWarmupActiveMs() / 2) {
+            return;
         }
         s.history.add(start, length);
-        return true;
     }
 
     private void evaluate(StallState s, List<Observation> observations) {
@@ -341,16 +338,17 @@ public final class StallDetector implements Detector<JobEvent, StallState> {
 
     /** Quiet shorter than this is just the space between two samples with traffic. */
     private static long quietGap(StallState s) {
-        return Math.max(2 * BUCKET_MS, s.intervalMs * 3 / 2);
+        return Math.max(2 * JobSeconds.SECOND_MS, s.intervalMs * 3 / 2);
     }
 
     /**
      * Below this a port is quiet: the absolute floor, or a fraction of the job's usual rate; a larger fraction for a
      * socket job's port, a host interface whose other traffic (data loading, logs, metrics) is no sign of the job's.
      */
-    private double quietFloor(StallState s) {
+    private double quietFloor(StallState s, long ts) {
         double fraction = s.socket ? cfg.stallSocketQuietFraction() : cfg.stallQuietBaselineFraction();
-        double relative = s.portBaseline == null ? 0 : fraction * s.portBaseline;
+        Double usual = s.seconds.baselineAt(ts, cfg.stallLatenessMs());
+        double relative = usual == null ? 0 : fraction * usual;
         return Math.max(cfg.stallQuietBytesPerSec(), relative);
     }
 

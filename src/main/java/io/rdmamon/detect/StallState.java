@@ -10,8 +10,8 @@ import java.util.TreeMap;
 /**
  * One job's activity as {@link StallDetector} follows it. Mutable on purpose: it is read, updated and written back
  * once per event, and holds no per-port map, so its size does not grow with the job: per-second counts of reporting
- * and active ports, the last time the job as a whole had traffic, and per node the newest sample (to tell a silent
- * collector from a quiet job).
+ * and active ports for the last few seconds ({@link JobSeconds}), the last time the job as a whole had traffic, and
+ * per node the newest sample (to tell a silent collector from a quiet job).
  */
 @JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE,
         isGetterVisibility = Visibility.NONE)
@@ -28,18 +28,16 @@ final class StallState {
     long activeMs;
     /** Newest sample time of the job's exclusive ports: the job's own clock. */
     long now;
+    /** The sampling interval, as the newest settled second says. */
     long intervalMs = 1_000;
-    long bucketStart = -1;
-    int bucketReporting;
-    int bucketActive;
-    int prevBucketReporting;
+    /** The job's traffic second by second: settled, and as far as known. */
+    JobSeconds seconds = new JobSeconds();
+    /** The job's last traffic in a settled second: where the quiet being learned began. */
+    Long settledActiveAt;
+    /** The job's last traffic as far as known now (open seconds included): where the quiet being watched began. */
     Long lastActiveAt;
-    /** Where the last quiet began if it was learned (a late sample may still show it was shorter). */
-    Long lastGapStart;
     /** The job's record says it runs over sockets: its ports are host interfaces that carry other traffic too. */
     boolean socket;
-    /** Usual tx+rx of an active port (EWMA). */
-    Double portBaseline;
     Map<String, Long> nodeLastSeen = new TreeMap<>();
     /** Usual tx+rx per host interface (node/iface) while RDMA is busy (EWMA). */
     Map<String, Double> hostBaseline = new TreeMap<>();

@@ -47,6 +47,26 @@ public final class ScenarioRecorder {
                          GroundTruth truth) {
             this(portSamples, hostSamples, jobs, truth, List.of());
         }
+
+        /**
+         * The same samples in another arrival order: each arrives {@code 0..maxLateMs} after its {@code ts} (uniform,
+         * seeded), as from a busy broker; 0 gives time order. The jobs' records stay as they are.
+         */
+        public Recording lateUpTo(long maxLateMs, long seed) {
+            SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + maxLateMs);
+            return new Recording(late(portSamples, PortSample::ts, maxLateMs, random), late(hostSamples,
+                    HostIfaceSample::ts, maxLateMs, random), jobs, truth, late(gpuSamples, GpuSample::ts, maxLateMs,
+                    random));
+        }
+
+        private static <T> List<T> late(List<T> samples, ToLongFunction<T> ts, long maxLateMs,
+                                        SplittableRandom random) {
+            List<Arrival<T>> arrivals = new ArrayList<>(samples.size());
+            for (T sample : samples) {
+                arrivals.add(new Arrival<>(ts.applyAsLong(sample) + random.nextLong(maxLateMs + 1), sample));
+            }
+            return inArrivalOrder(arrivals, ts);
+        }
     }
 
     public static Recording record(ScenarioSpec spec) {

@@ -6,6 +6,8 @@ import io.rdmamon.testing.TopologyHarness;
 import io.rdmamon.testing.TrainingTraffic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -237,6 +239,59 @@ class StallDetectorTest {
                     assertThat(second.startsAt()).isBetween(hang - 1_000, hang + 1_000);
                     assertThat(second.labels().get("longestQuietMs")).isNotEqualTo("none");
                     assertThat(Long.parseLong(second.labels().get("longestQuietMs"))).isBetween(11_000L, 13_000L);
+                });
+    }
+
+    /**
+     * Through the topology with n2's collector sampling 437 ms after n1's, and every sample delivered up to 1.5 s late
+     * (seeded), as from a busy broker.
+     */
+    private List<Alert> firingWithSamplesLate(long until, long seed) {
+        sim.samplingPhase("n2", 437);
+        try (TopologyHarness h = new TopologyHarness(stateDir, T0, Map.of())) {
+            h.feed(TrainingTraffic.lateUpTo(sim.run(T0, until), 1_500, seed));
+            return h.alerts.stream().filter(a -> a.status().equals(Alert.FIRING)).toList();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4})
+    void shouldStaySilentOnASecondEvaluationItResumedFromWhenSamplesArriveLate(long seed) {
+        // a DDP job evaluates for 15 s on every rank, and again 85 s later: the first fires (longer than any quiet
+        // before) and resolves, the second is one the job resumed from whatever order its samples came in; a hang
+        // later is measured against the 15 s
+        long hang = T0 + 400_000;
+        trainingJob("uid-a").pause(T0 + 150_000, T0 + 165_000).pause(T0 + 250_000, T0 + 265_000)
+                .pause(hang, Long.MAX_VALUE);
+        List<Alert> firing = firingWithSamplesLate(hang + 60_000, seed);
+
+        assertThat(firing).hasSize(2).allSatisfy(a -> assertThat(a.type()).isEqualTo(Alert.STALLED_SYNC))
+                .satisfiesExactly(
+                        eval -> assertThat(eval.startsAt()).isBetween(T0 + 149_000, T0 + 151_000),
+                        stop -> {
+                            assertThat(stop.startsAt()).isBetween(hang - 1_000, hang + 1_000);
+                            assertThat(Long.parseLong(stop.labels().get("longestQuietMs"))).isBetween(14_000L,
+                                    16_000L);
+                            assertThat(stop.summary()).contains("longest quiet it resumed from by itself lasted 1");
+                        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4})
+    void shouldNameTheStallAJobResumedFromInItsHangAlertWhenSamplesArriveLate(long seed) {
+        // an FSDP job resumes from a 4.8 s data-loader stall and from a 12 s one (which fires and resolves), then
+        // hangs: its alert names the 12 s quiet, whatever order the samples came in
+        long hang = T0 + 320_000;
+        trainingJob("uid-a").pause(T0 + 100_000, T0 + 104_800).pause(T0 + 200_000, T0 + 212_000)
+                .pause(hang, Long.MAX_VALUE);
+        List<Alert> firing = firingWithSamplesLate(hang + 60_000, seed);
+
+        assertThat(firing).hasSize(2).satisfiesExactly(
+                stall -> assertThat(stall.startsAt()).isBetween(T0 + 199_000, T0 + 201_000),
+                stop -> {
+                    assertThat(stop.startsAt()).isBetween(hang - 1_000, hang + 1_000);
+                    assertThat(Long.parseLong(stop.labels().get("longestQuietMs"))).isBetween(11_000L, 13_000L);
+                    assertThat(stop.detectedAt() - hang).as("within 2 x 12 s").isLessThanOrEqualTo(24_000L);
                 });
     }
 

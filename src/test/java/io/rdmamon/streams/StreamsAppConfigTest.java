@@ -24,6 +24,9 @@ class StreamsAppConfigTest {
                 "retransmit,bogus"))).isInstanceOf(ConfigException.class).hasMessageContaining("bogus");
         assertThatThrownBy(() -> new StreamsAppConfig(Map.of(StreamsAppConfig.WINDOW_SIZE_CONFIG, "ten")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining(StreamsAppConfig.WINDOW_SIZE_CONFIG);
+        assertThatThrownBy(() -> new StreamsAppConfig(Map.of(DetectorConfig.STALL_LATENESS_CONFIG, 4_500)))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(DetectorConfig.STALL_LATENESS_CONFIG)
+                .hasMessageContaining(DetectorConfig.STALL_MIN_QUIET_CONFIG);
     }
 
     @Test

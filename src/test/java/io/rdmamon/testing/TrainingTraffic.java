@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.function.UnaryOperator;
 
 /**
@@ -91,6 +92,7 @@ public final class TrainingTraffic {
     private final List<String> extraPorts = new ArrayList<>();
     private UnaryOperator<PortSample> tweak = s -> s;
     private final Map<Job, GpuPhases> gpus = new LinkedHashMap<>();
+    private final Map<String, Long> samplingPhases = new LinkedHashMap<>();
 
     /** A training job on the given nodes, one rank per node and device. */
     /** {@code s} with its port down: state DOWN, no traffic, a link_downed count. */
@@ -145,6 +147,28 @@ public final class TrainingTraffic {
         return this;
     }
 
+    /** {@code node}'s collector samples {@code offsetMs} after each whole second (others: on it). */
+    public TrainingTraffic samplingPhase(String node, long offsetMs) {
+        samplingPhases.put(node, offsetMs);
+        return this;
+    }
+
+    /**
+     * {@code events} in the order they arrive when each sample is delivered up to {@code maxLateMs} late (uniformly,
+     * seeded), as from a busy broker; job records on time.
+     */
+    public static List<Event> lateUpTo(List<Event> events, long maxLateMs, long seed) {
+        record Arrival(long at, Event event) {
+        }
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Arrival> arrivals = new ArrayList<>();
+        for (Event e : events) {
+            arrivals.add(new Arrival(e.job() != null ? e.ts() : e.ts() + random.nextLong(maxLateMs + 1), e));
+        }
+        arrivals.sort(Comparator.comparingLong(Arrival::at));
+        return arrivals.stream().map(Arrival::event).toList();
+    }
+
     public TrainingTraffic tweak(UnaryOperator<PortSample> tweak) {
         UnaryOperator<PortSample> before = this.tweak;
         this.tweak = s -> tweak.apply(before.apply(s));
@@ -171,13 +195,15 @@ public final class TrainingTraffic {
             for (String port : portOwner.keySet()) {
                 String node = port.substring(0, port.indexOf('/'));
                 String device = port.substring(port.indexOf('/') + 1);
-                if (!silent(node, t)) {
-                    out.add(new Event(t, tweak.apply(sample(node, device, t)), null, null));
+                long ts = t + samplingPhases.getOrDefault(node, 0L);
+                if (ts < to && !silent(node, ts)) {
+                    out.add(new Event(ts, tweak.apply(sample(node, device, ts)), null, null));
                 }
             }
             for (String node : nodes) {
-                if (!silent(node, t)) {
-                    out.add(new Event(t, null, host(node, t), null));
+                long ts = t + samplingPhases.getOrDefault(node, 0L);
+                if (ts < to && !silent(node, ts)) {
+                    out.add(new Event(ts, null, host(node, ts), null));
                 }
             }
             long gpuTs = t - 500;
