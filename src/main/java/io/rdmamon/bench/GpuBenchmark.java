@@ -133,7 +133,10 @@ final class GpuBenchmark {
 
     private static volatile List<GpuSample> lastSamples = List.of();
 
-    /** Two collectors on the same simulated node, one reading the GPUs, one not; CPU per pass of each. */
+    /**
+     * Three collectors on the same simulated node: GPUs with their processes' activity, GPUs alone, no GPUs; CPU per
+     * pass of each.
+     */
     private static void collectorProcesses(Options options, Path work, PrintWriter out) throws Exception {
         SysfsTreeWriter tree = SysfsTreeWriter.inPlace(work.resolve("sys"));
         for (int d = 0; d < MLX5_DEVICES; d++) {
@@ -142,16 +145,21 @@ final class GpuBenchmark {
         long intervalMs = options.interval().toMillis();
         List<ChildJvm> children = new ArrayList<>();
         try {
-            for (String gpus : List.of("auto", "false")) {
+            // with GPUs and their processes' activity, with GPUs alone, without GPUs
+            List<String> names = List.of("collector with GPUs + process activity", "collector with GPUs, no activity",
+                    "collector without GPUs");
+            for (String run : List.of("activity", "auto", "false")) {
+                String gpus = run.equals("false") ? "false" : "auto";
                 List<String> args = new ArrayList<>(List.of("--sysfs", tree.root().toString(), "--interval",
                         intervalMs + "ms", "--node", "bench-node", "--stdout", "--metrics-port", "-1",
                         "--set", "collector.sysfs.keep.open=always", "--set", "eadm.enabled=false",
                         "--set", "collector.podresources.socket=", "--set", "collector.buffer.spill.path="
-                                + work.resolve("spill-" + gpus), "--set", GpuConfig.ENABLED_CONFIG + "=" + gpus,
-                        "--set", GpuConfig.PROCESSES_CONFIG + "=true"));
+                                + work.resolve("spill-" + run), "--set", GpuConfig.ENABLED_CONFIG + "=" + gpus,
+                        "--set", GpuConfig.PROCESSES_CONFIG + "=true",
+                        "--set", GpuConfig.PROCESS_ACTIVITY_CONFIG + "=" + run.equals("activity")));
                 options.settings().forEach(setting -> args.addAll(List.of("--set", setting)));
                 children.add(ChildJvm.start(CollectorJvmOptions.load(), System.getProperty("java.class.path"),
-                        CollectorMain.class.getName(), work.resolve("collector-gpus-" + gpus + ".log"), args,
+                        CollectorMain.class.getName(), work.resolve("collector-gpus-" + run + ".log"), args,
                         CollectorJvmOptions.ENVIRONMENT));
             }
             long[] tick = new long[1];
@@ -177,17 +185,17 @@ final class GpuBenchmark {
             // whole processes from stat's ticks: a JVM's compiler threads come and go, and an ended thread's
             // schedstat goes with it
             out.printf("  %-34s %10s%n", "", "CPU/pass");
-            double[] perPass = new double[2];
+            double[] perPass = new double[children.size()];
             for (int i = 0; i < children.size(); i++) {
                 ChildJvm c = children.get(i);
                 c.checkAlive();
                 Cpu cpu = processCpu(c.pid()).minus(before.get(i));
                 perPass[i] = cpu.statSeconds * 1000 / passes;
-                out.printf("  %-34s %7.2f ms%n", i == 0 ? "collector with GPUs" : "collector without GPUs",
-                        perPass[i]);
+                out.printf("  %-40s %7.2f ms%n", names.get(i), perPass[i]);
             }
-            out.printf("  GPUs add %.2f ms per pass%n", perPass[0] - perPass[1]);
-            Path withGpus = work.resolve("collector-gpus-auto.log");
+            out.printf("  GPUs add %.2f ms per pass; their processes' activity %.2f ms more%n",
+                    perPass[1] - perPass[2], perPass[0] - perPass[1]);
+            Path withGpus = work.resolve("collector-gpus-activity.log");
             LogFiles.lastLines(withGpus, 400).stream().filter(l -> l.contains("GPU source") || l.contains("gpu\""))
                     .limit(4).forEach(l -> out.println("  with GPUs, log: " + abbreviate(l, 400)));
             out.flush();
