@@ -7,6 +7,7 @@
 # With COLLECTOR_JVM_OPTIONS=1 the benchmark's JVM runs with the collector's own JVM options (collector/jvm.options,
 # from the jar), as the GPU source runs in the collector; by default with the JVM's defaults (as the recorded run in
 # testbed/gpu/runs/2026-11-29-h200-nvml). With "nvml": the NVML measurement alone (shorter).
+# BENCH_SETTINGS adds options to every benchmark run (e.g. --set KEY=VALUE).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 java="$1"; cp="$2"; out="$3"; only="${4:-}"
@@ -17,7 +18,9 @@ if [ "${COLLECTOR_JVM_OPTIONS:-0}" = 1 ]; then
   python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read("collector/jvm.options").decode())' \
     "$jar" >"$out/jvm.options"
 fi
-bench() { "$java" @"$out/jvm.options" -cp "$cp" io.rdmamon.bench.GpuBenchmark --gpu "$@"; }
+# BENCH_SETTINGS: more benchmark options, e.g. "--set collector.gpu.process.activity=false"
+# shellcheck disable=SC2086
+bench() { "$java" @"$out/jvm.options" -cp "$cp" io.rdmamon.bench.GpuBenchmark --gpu "$@" ${BENCH_SETTINGS:-}; }
 { nvidia-smi --query-gpu=name,driver_version,uuid,mig.mode.current --format=csv; nproc; uname -r
   python3 -c 'import pynvml; print("nvidia-ml-py", pynvml.__version__ if hasattr(pynvml, "__version__") else "?")'
 } >"$out/machine.txt" 2>&1
