@@ -139,7 +139,11 @@ class LateSamplesTracesTest {
         variants.values().stream().flatMap(List::stream).forEach(r -> {
             ScenarioScore s = Scoring.score(r.truth(), r.alerts(), matcher).named(r.scenario());
             assertThat(s.misses()).as(s.scenario()).isEmpty();
-            assertThat(s.late()).as(s.scenario()).isEmpty();
+            // a verdict comes when its evidence arrives: a delivery late by up to MAX_LATE_MS may take that much
+            // longer than the deadline (in time order the deadlines hold as they are: GpuTracesTest, RealTracesTest)
+            long allowance = r.scenario().endsWith("-in-order") ? 0 : MAX_LATE_MS;
+            assertThat(s.late().stream().filter(h -> h.latencyMs() > h.incident().maxLatencyMs() + allowance)
+                    .toList()).as(s.scenario()).isEmpty();
             assertThat(s.falsePositives()).as(s.scenario()).isEmpty();
         });
     }
