@@ -83,6 +83,9 @@ public final class Schema {
     public static final String POWER_WATTS = "power_watts";
     public static final String SM_CLOCK_MHZ = "sm_clock_mhz";
     public static final String PROCESSES = "processes";
+    public static final String PROCESS_CPU_CORES = "process_cpu_cores";
+    public static final String PROCESS_READ_BYTES_PER_SEC = "process_read_bytes_per_sec";
+    public static final String PROCESS_WRITE_BYTES_PER_SEC = "process_write_bytes_per_sec";
     /** Link health field for error classes the sink does not know (a newer stream app). */
     public static final String ERRORS_OTHER = "errors_other";
     /** Error-class tag value for counters without a {@link CounterClass}. */
@@ -137,7 +140,13 @@ public final class Schema {
                     field(SM_CLOCK_MHZ, FieldType.FLOAT, "MHz", "SM clock (at its floor when the GPU has no work)",
                             Rollup.MEAN, Rollup.MIN),
                     field(PROCESSES, FieldType.INTEGER, "count", "compute processes on the GPU (absent when the "
-                            + "process table could not be read)", Rollup.MIN, Rollup.MAX)),
+                            + "process table could not be read)", Rollup.MIN, Rollup.MAX),
+                    rate(PROCESS_CPU_CORES, "cores", "CPU of the GPU's compute processes and their process trees "
+                            + "(absent where they cannot be seen)"),
+                    rate(PROCESS_READ_BYTES_PER_SEC, "B/s", "bytes those process trees read through system calls "
+                            + "(rchar: storage, page cache, network filesystems)"),
+                    rate(PROCESS_WRITE_BYTES_PER_SEC, "B/s", "bytes those process trees wrote through system calls "
+                            + "(wchar)")),
             INTERVAL_SECONDS, "one GPU's activity over one sampling interval (GpuSample); gpu is the index on the "
                     + "node, absent fields were not reported by the driver");
 

@@ -4,7 +4,10 @@ import io.rdmamon.model.GpuSample;
 
 import static io.rdmamon.influx.Schema.*;
 
-/** {@link GpuSample} → one {@code gpu} point; a value the driver did not report is left out. */
+/**
+ * {@link GpuSample} → one {@code gpu} point; a value the driver did not report is left out. The processes' states
+ * (letters) are not written: the alert names what a stuck rank shows, the dashboard plots CPU and bytes.
+ */
 final class GpuSamplePoints implements PointConverter<GpuSample> {
 
     @Override
@@ -25,6 +28,9 @@ final class GpuSamplePoints implements PointConverter<GpuSample> {
                 .field(POWER_WATTS, s.powerWatts())
                 .field(SM_CLOCK_MHZ, s.smClockMHz())
                 .field(PROCESSES, s.processes() == null ? null : s.processes().longValue())
+                .field(PROCESS_CPU_CORES, s.processCpuCores())
+                .field(PROCESS_READ_BYTES_PER_SEC, s.processReadBytesPerSec())
+                .field(PROCESS_WRITE_BYTES_PER_SEC, s.processWriteBytesPerSec())
                 .addTo(points);
     }
 }

@@ -117,6 +117,17 @@ class DashboardQueriesTest {
         QueryResult.Series power = series("rdmamon-job", "GPU power").get(0);
         assertThat(power.getColumns()).containsExactly("time", "mean per GPU", "highest GPU");
         assertThat(column(power, 2)).isNotEmpty().allSatisfy(v -> assertThat(v).isIn(120.0, 400.0));
+
+        // each rank's processes beside its GPU: a line per node and GPU of the job, CPU and bytes
+        List<QueryResult.Series> cpu = series("rdmamon-job", "Rank processes: CPU");
+        assertThat(cpu).extracting(s -> s.getTags().get("node")).containsOnly("gpu-03", "gpu-04");
+        assertThat(cpu).hasSize(4);
+        assertThat(cpu).allSatisfy(s -> assertThat(column(s, 1)).isNotEmpty().contains(1.0, 1.6));
+        List<QueryResult.Series> io = series("rdmamon-job", "Rank processes: I/O");
+        assertThat(io).hasSize(4).allSatisfy(s -> {
+            assertThat(s.getColumns()).containsExactly("time", "read", "written");
+            assertThat(column(s, 1)).contains(0.0, 2.0e6);
+        });
     }
 
     private static List<Double> column(QueryResult.Series series, int index) {

@@ -201,8 +201,11 @@ public final class ClusterScenario {
         int before = minutesBeforeEnd(t);
         boolean waiting = bert && before >= 40 && before < 50;
         double util = waiting ? 100.0 : bert ? 95.0 : 50.0;
-        return new GpuSample(GpuSample.VERSION, node, gpu, "GPU-" + node + "-" + gpu, t, STEP_MS, util,
+        GpuSample s = new GpuSample(GpuSample.VERSION, node, gpu, "GPU-" + node + "-" + gpu, t, STEP_MS, util,
                 waiting ? 0.0 : 30.0, waiting ? 120.0 : 400.0, 1980.0, gpu == 1 && !bert ? null : 1);
+        // a rank waiting in a collective spins one core and moves no byte; training reads its data
+        return gpu == 1 && !bert ? s : s.withProcessActivity(waiting ? 1.0 : 1.6, waiting ? 0.0 : 2.0e6,
+                waiting ? 0.0 : 1.0e4, "R");
     }
 
     /** eth0's transmit rate: storage traffic, with a checkpoint every 30 minutes on bert-large's nodes. */
