@@ -181,14 +181,17 @@ class SecuredKafkaTest {
         });
 
         // the collector's publisher as User:collector: second by second until a sample comes out joined with the
-        // job (its assignment travels through a repartition topic), then the rest
+        // job (its assignment travels through a repartition topic), then the rest. On a loaded machine the app's
+        // start takes longer: each second waits up to 2 s for the join, and the feeding stops before the link goes
+        // down, so that its alert names the job whatever the load
         KafkaSampleSink collector = collector("collector", SecuredKafka.password("collector"));
         long fed = t0;
-        while (fed < t0 + 10_000 && readAll(Topics.LINK_HEALTH).stream().noneMatch(r -> r.value()
-                .contains("uid-secured"))) {
+        while (fed < linkDown - 5_000 && !joined()) {
             publish(collector, events, fed, fed + 1_000);
             fed += 1_000;
-            Thread.sleep(300);
+            for (int i = 0; i < 20 && !joined(); i++) {
+                Thread.sleep(100);
+            }
         }
         publish(collector, events, fed, Long.MAX_VALUE);
 
@@ -208,6 +211,11 @@ class SecuredKafkaTest {
         assertThat(app.state()).isEqualTo(KafkaStreams.State.RUNNING);
         assertThat(collector.notReady()).isEmpty();
         assertThat(messages()).noneMatch(m -> m.contains("not authorized") || m.contains("authentication failed"));
+    }
+
+    /** Whether a link-health record names the test's job: its assignment reached the port side. */
+    private static boolean joined() {
+        return readAll(Topics.LINK_HEALTH).stream().anyMatch(r -> r.value().contains("uid-secured"));
     }
 
     @Test
