@@ -66,7 +66,9 @@ class StallArrivalOrderPropertiesTest {
             assertThat(actual.observations.get(i).at()).as("when observation %d was made", i)
                     .isCloseTo(expected.observations.get(i).at(), Offset.offset(2_500L));
         }
-        assertThat(expected.longest).as("the job learns its pauses").isGreaterThanOrEqualTo(14_000L);
+        // the 15 s evaluation, measured between samples a second apart with up to 50 ms of jitter: at least 15 s less
+        // one interval and the jitter (13,987 ms seen)
+        assertThat(expected.longest).as("the job learns its pauses").isGreaterThanOrEqualTo(13_900L);
     }
 
     @Example
