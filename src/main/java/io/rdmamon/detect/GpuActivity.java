@@ -53,7 +53,7 @@ final class GpuActivity {
      * process ({@link #NEVER}: not now), since when its readings are errors and since when its processes make no
      * progress (null: not now; {@code stuckHow} says what they show), and whether the job used it.
      */
-    record Gpu(String node, int index, String uuid, long ts, long waitingSince, long goneSince, Long lostSince,
+    record Gpu(String node, int index, String uuid, List<String> migDevices, long ts, long waitingSince, long goneSince, Long lostSince,
                String error, Long stuckSince, String stuckHow, boolean used) {
         boolean waiting() {
             return waitingSince != NEVER;
@@ -118,7 +118,7 @@ final class GpuActivity {
         Long lostSince = !lost ? null : before != null && before.lostSince() != null ? before.lostSince() : g.ts();
         Long stuckSince = stuckHow == null ? null
                 : before != null && before.stuckSince() != null ? before.stuckSince() : start;
-        gpus.put(g.key(), new Gpu(g.node(), g.gpu(), g.uuid(), g.ts(), waitingSince, goneSince, lostSince, g.error(),
+        gpus.put(g.key(), new Gpu(g.node(), g.gpu(), g.uuid(), g.migDevices(), g.ts(), waitingSince, goneSince, lostSince, g.error(),
                 stuckSince, stuckHow, used));
         newest = Math.max(newest, g.ts());
     }
@@ -240,7 +240,7 @@ final class GpuActivity {
         List<String> gpuKeys = new ArrayList<>();
         StringBuilder who = new StringBuilder();
         for (Gpu gpu : outside) {
-            List<JobRecord.Rank> of = GpuRanks.of(ranks, gpu.node(), gpu.uuid());
+            List<JobRecord.Rank> of = GpuRanks.of(ranks, gpu.node(), gpu.uuid(), gpu.index(), gpu.migDevices());
             rankNumbers.add(GpuRanks.numbers(of));
             gpuKeys.add(GpuSample.key(gpu.node(), gpu.index()));
             who.append(who.isEmpty() ? "" : "; ").append(GpuRanks.describe(of, gpu.node(), gpu.index(), gpu.uuid()))

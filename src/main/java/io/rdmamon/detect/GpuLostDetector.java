@@ -93,7 +93,7 @@ public final class GpuLostDetector implements Detector<AssignedInput, GpuLostDet
             jobs.append(jobs.isEmpty() ? "" : ",").append(h.namespace() == null ? "" : h.namespace() + "/")
                     .append(h.job());
             uids.append(uids.isEmpty() ? "" : ",").append(h.uid());
-            for (var rank : GpuRanks.of(h.ranks(), g.node(), g.uuid())) {
+            for (var rank : GpuRanks.of(h.ranks(), g.node(), g.uuid(), g.gpu(), g.migDevices())) {
                 ranks.append(ranks.isEmpty() ? "" : ",").append(h.job()).append(':').append(rank.rank());
             }
         }

@@ -1,5 +1,6 @@
 package io.rdmamon.detect;
 
+import io.rdmamon.model.GpuIds;
 import io.rdmamon.model.JobRecord;
 
 import java.util.ArrayList;
@@ -7,16 +8,20 @@ import java.util.List;
 
 /**
  * Which of a job's ranks a GPU belongs to, for the alert to name the rank that died or is stuck: a rank on the GPU's
- * node whose {@code gpus} list the GPU's uuid, or, when no rank there lists it, the ranks of the node that list no
- * GPUs (they hold every GPU of the node, so the GPU is one of theirs but which one cannot be said). The one place that
- * matches a rank's GPU ids with a sample's: MIG devices, time-sliced replicas and index ids belong here too.
+ * node whose {@code gpus} name the GPU as the routing does ({@link GpuIds}: its uuid, a time-sliced replica, a MIG
+ * device on it, its index), or, when no rank there names it, the ranks of the node that list no GPUs (they hold every
+ * GPU of the node, so the GPU is one of theirs but which one cannot be said).
  */
 final class GpuRanks {
     private GpuRanks() {
     }
 
-    /** The ranks the GPU {@code node}/{@code uuid} may belong to: one when known, several or none otherwise. */
-    static List<JobRecord.Rank> of(List<JobRecord.Rank> ranks, String node, String uuid) {
+    /**
+     * The ranks the GPU {@code uuid} at {@code index} of {@code node} (with {@code migDevices}, null without MIG) may
+     * belong to: one when known, several or none otherwise.
+     */
+    static List<JobRecord.Rank> of(List<JobRecord.Rank> ranks, String node, String uuid, int index,
+                                   List<String> migDevices) {
         List<JobRecord.Rank> listing = new ArrayList<>();
         List<JobRecord.Rank> unlisted = new ArrayList<>();
         for (JobRecord.Rank rank : ranks) {
@@ -25,7 +30,7 @@ final class GpuRanks {
             }
             if (rank.gpus().isEmpty()) {
                 unlisted.add(rank);
-            } else if (uuid != null && rank.gpus().contains(uuid)) {
+            } else if (rank.gpus().stream().anyMatch(id -> GpuIds.refersTo(id, uuid, index, migDevices))) {
                 listing.add(rank);
             }
         }

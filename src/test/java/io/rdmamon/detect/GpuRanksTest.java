@@ -17,7 +17,7 @@ class GpuRanksTest {
     @Test
     void shouldNameTheRankWhoseGpusListTheUuid() {
         List<JobRecord.Rank> ranks = List.of(rank(0, "n1", "GPU-a"), rank(1, "n1", "GPU-b"), rank(2, "n2", "GPU-c"));
-        List<JobRecord.Rank> of = GpuRanks.of(ranks, "n1", "GPU-b");
+        List<JobRecord.Rank> of = GpuRanks.of(ranks, "n1", "GPU-b", 1, null);
         assertThat(of).extracting(JobRecord.Rank::rank).containsExactly(1);
         assertThat(GpuRanks.numbers(of)).isEqualTo("1");
         assertThat(GpuRanks.describe(of, "n1", 1, "GPU-b")).isEqualTo("rank 1 (pod job-worker-1, node n1, GPU 1 GPU-b)");
@@ -26,16 +26,16 @@ class GpuRanksTest {
     @Test
     void shouldNameEveryCandidateWhereTheRanksDoNotSayWhichGpusTheyHold() {
         List<JobRecord.Rank> ranks = List.of(rank(2, "n2"), rank(3, "n2"), rank(0, "n1"));
-        List<JobRecord.Rank> of = GpuRanks.of(ranks, "n2", "GPU-x");
+        List<JobRecord.Rank> of = GpuRanks.of(ranks, "n2", "GPU-x", 0, null);
         assertThat(GpuRanks.numbers(of)).isEqualTo("2|3");
         assertThat(GpuRanks.describe(of, "n2", 0, "GPU-x")).isEqualTo("one of ranks 2,3 (node n2, GPU 0 GPU-x)");
-        assertThat(GpuRanks.describe(GpuRanks.of(ranks, "n1", null), "n1", 0, null))
+        assertThat(GpuRanks.describe(GpuRanks.of(ranks, "n1", null, 0, null), "n1", 0, null))
                 .isEqualTo("rank 0 (pod job-worker-0, node n1, GPU 0)");
     }
 
     @Test
     void shouldSayWhenNoRankOfTheNodeIsKnown() {
-        List<JobRecord.Rank> of = GpuRanks.of(List.of(rank(0, "n1", "GPU-a")), "n9", "GPU-z");
+        List<JobRecord.Rank> of = GpuRanks.of(List.of(rank(0, "n1", "GPU-a")), "n9", "GPU-z", 0, null);
         assertThat(GpuRanks.numbers(of)).isEqualTo("?");
         assertThat(GpuRanks.describe(of, "n9", 3, "GPU-z")).isEqualTo("an unknown rank (node n9, GPU 3 GPU-z)");
     }

@@ -10,7 +10,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -105,7 +104,7 @@ public final class GpuSource implements AutoCloseable {
         long passMs = previousPass == NEVER ? 0 : TimeUnit.NANOSECONDS.toMillis(now - previousPass);
         // the processes' activity since the previous pass, read here on the sampling thread: a few /proc files each
         Map<String, ProcessActivity.Activity> active = activity == null || processes == null ? Map.of()
-                : activity.sample(pidSets(processes, means), now);
+                : activity.sample(processes.pidsByUuid(), now);
         List<GpuSample> out = new ArrayList<>(means.size());
         Set<Integer> sampled = new HashSet<>();
         for (GpuReading m : means) {
@@ -122,20 +121,6 @@ public final class GpuSource implements AutoCloseable {
         sampledLastPass = sampled;
         if (!out.isEmpty()) {
             uuids = out.stream().map(GpuSample::uuid).sorted().toList();
-        }
-        return out;
-    }
-
-    /** The pids on each GPU read this pass, as {@link ProcessActivity} takes them. */
-    private static Map<String, Set<Integer>> pidSets(GpuProcesses processes, List<GpuReading> means) {
-        Map<String, Set<Integer>> out = new HashMap<>();
-        for (GpuReading m : means) {
-            List<Long> pids = processes.pids(m.uuid());
-            if (pids != null) {
-                Set<Integer> set = new HashSet<>();
-                pids.forEach(pid -> set.add(Math.toIntExact(pid)));
-                out.put(m.uuid(), set);
-            }
         }
         return out;
     }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -64,11 +65,11 @@ public final class ProcessActivity {
     }
 
     /** Each GPU's activity since the previous pass; a GPU without a readable process is absent. */
-    public <K> Map<K, Activity> sample(Map<K, ? extends Set<Integer>> pidsByGpu, long nowNanos) {
+    public <K> Map<K, Activity> sample(Map<K, ? extends Collection<? extends Number>> pidsByGpu, long nowNanos) {
         Map<Key, Totals> current = new HashMap<>();
         Map<K, Activity> out = new LinkedHashMap<>();
         double secs = (nowNanos - previousNanos) / 1e9;
-        for (Map.Entry<K, ? extends Set<Integer>> gpu : pidsByGpu.entrySet()) {
+        for (Map.Entry<K, ? extends Collection<? extends Number>> gpu : pidsByGpu.entrySet()) {
             long ticks = 0;
             long read = 0;
             long written = 0;
@@ -114,9 +115,10 @@ public final class ProcessActivity {
      * torchrun's worker are started from it. Every thread's file would find children forked elsewhere too, at one
      * read per thread (a training process has 40-100): about 4 us each here, some 2.5 ms a pass for 8 such processes.
      */
-    private Set<Integer> tree(Set<Integer> roots) {
+    private Set<Integer> tree(Collection<? extends Number> roots) {
         Set<Integer> out = new HashSet<>();
-        List<Integer> todo = new ArrayList<>(roots);
+        List<Integer> todo = new ArrayList<>();
+        roots.forEach(pid -> todo.add(pid.intValue()));
         while (!todo.isEmpty()) {
             int pid = todo.remove(todo.size() - 1);
             if (!out.add(pid)) {
